@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Idempotent set-up: Debian packages, then the project venv (.venv) with the official torch wheel (LibTorch comes
+# from it) and tensorboard (used by a test to read our event files back). Takes well under 5 s when all is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(cmake ninja-build g++ python3 python3-venv libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2
+  libbox2d-dev zlib1g-dev)
+PYTHON_REQUIREMENTS="torch==2.11.0 tensorboard==2.21.0"
+
+missing=()
+while read -r pkg status; do
+  [ "$status" = "installed" ] || missing+=("$pkg")
+done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${APT_PACKAGES[@]}" 2>/dev/null || true)
+for pkg in "${APT_PACKAGES[@]}"; do  # dpkg-query prints nothing for packages it has never heard of
+  dpkg-query -W "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  echo "[setup] installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+stamp=.venv/.rlm-requirements
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$PYTHON_REQUIREMENTS" ]; then
+  # Prefer the system python3 (Debian's, with python3-venv) unless another is on PATH first.
+  echo "[setup] creating .venv with $PYTHON_REQUIREMENTS (about 3 GB with torch's CUDA libraries)"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+  # shellcheck disable=SC2086
+  .venv/bin/python -m pip install -q $PYTHON_REQUIREMENTS
+  echo "$PYTHON_REQUIREMENTS" > "$stamp"
+fi

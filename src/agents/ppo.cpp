@@ -1,0 +1,415 @@
+// Recurrent PPO with RLlib's semantics as POPGym runs it (models_algos.md §5.2-5.4), top to bottom in the order it
+// runs: rollout -> GAE -> whole-episode sequences -> epochs of minibatches -> adaptive KL -> logging/checkpoints.
+//
+// Choices that follow RLlib (old API stack, batch_mode = complete_episodes):
+// - every env carries its own recurrent state during the rollout (the model is stepped with T = 1) and the state is
+//   reset where an episode starts;
+// - each iteration starts fresh episodes and every env runs until it has at least steps_per_env steps AND its
+//   episode has ended, so the batch holds complete episodes only (an env that is done idles; its steps are dropped);
+// - GAE per episode, bootstrapping with V(final obs) where the env truncated and 0 where it terminated;
+// - advantages standardised over the whole batch; every episode is one sequence, zero-padded to the longest one
+//   (T_pad), masked in the loss; a minibatch is minibatch_size / T_pad whole sequences in collection order, the
+//   composition is fixed and only the minibatch order is permuted in each epoch; the remainder is dropped, as in
+//   RLlib's multi-GPU loader;
+// - loss = mean(-min(A r, A clip(r)) + vf_coeff clamp((V - V_targ)^2, 0, vf_clip) - ent_coeff H) + kl_coeff mean(KL),
+//   kl_coeff x1.5 when the iteration's mean KL > 2 kl_target and x0.5 when < kl_target / 2.
+// Every random stream is derived from (experiment.seed, iteration) at each iteration start, so a resumed run
+// continues bitwise identically (same thread counts, CPU).
+#include "agents/ppo.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "agents/checkpoint.hpp"
+#include "agents/gae.hpp"
+#include "agents/multi_categorical.hpp"
+#include "core/error.hpp"
+#include "core/metrics_logger.hpp"
+#include "core/progress.hpp"
+#include "core/seed.hpp"
+
+namespace rlm::agents {
+namespace fs = std::filesystem;
+using torch::indexing::Slice;
+
+torch::Device resolve_device(const std::string& device) {
+  if (device == "cpu") return torch::kCPU;
+  if (device == "cuda") {
+    if (!torch::cuda::is_available()) throw ConfigError("experiment.device = 'cuda' but no CUDA GPU is available");
+    return torch::kCUDA;
+  }
+  return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+std::vector<int64_t> discrete_action_components(const envs::Space& space, const std::string& env_id) {
+  using Kind = envs::Space::Kind;
+  if (space.kind == Kind::Discrete || space.kind == Kind::MultiDiscrete) return space.nvec;
+  throw ConfigError(fmt::format("env.id = '{}': PPO supports Discrete and MultiDiscrete actions, not {}", env_id,
+                                space.to_string()));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rollout storage: [T, N, ...] CPU tensors, T = steps_per_env + max episode length (the complete-episodes tail).
+struct PpoTrainer::Rollout {
+  torch::Tensor obs, actions, log_probs, values, logits, rewards, starts, dones, terminated, bootstrap, valid;
+  int64_t steps = 0;  ///< rows used
+  std::vector<double> episode_returns;
+  std::vector<int64_t> episode_lengths;
+};
+
+// One training batch of whole-episode sequences, padded to T_pad: [T_pad, S, ...] on the training device.
+struct PpoTrainer::Batch {
+  torch::Tensor obs, actions, log_probs, logits, advantages, value_targets, mask, starts;
+  int64_t num_sequences = 0;
+};
+
+struct PpoTrainer::LossStats {
+  double policy_loss = 0, value_loss = 0, entropy = 0, kl = 0, total_loss = 0;
+  int64_t minibatches = 0;
+};
+
+PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
+    : config_(config), run_dir_(std::move(run_dir)), device_(resolve_device(config.experiment.device)) {
+  torch::set_num_threads(config_.experiment.torch_threads);
+  const auto seed = static_cast<uint64_t>(config_.experiment.seed);
+  envs::WrapperOptions wrappers{.previous_action = config_.env.previous_action,
+                                .antialias = config_.env.antialias,
+                                .flatten = true};
+  envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
+                                         derive_seed(seed, {kEnvStream}), wrappers);
+  if (envs_->max_episode_steps() > config_.algo.max_seq_len) {
+    throw ConfigError(fmt::format("algo.max_seq_len = {} is shorter than the longest episode of {} ({} steps); "
+                                  "whole-episode sequences need max_seq_len >= {}",
+                                  config_.algo.max_seq_len, config_.env.id, envs_->max_episode_steps(),
+                                  envs_->max_episode_steps()));
+  }
+  action_nvec_ = discrete_action_components(envs_->action_space(), config_.env.id);
+  torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
+  model_ = ActorCritic(envs_->obs_size(), num_logits(action_nvec_), config_.model);
+  model_->to(device_);
+  optimizer_ = std::make_unique<torch::optim::Adam>(
+      model_->parameters(), torch::optim::AdamOptions(config_.algo.lr).eps(config_.algo.adam_eps));
+  kl_coeff_ = config_.algo.kl_coeff;
+}
+
+PpoTrainer::~PpoTrainer() = default;
+
+nlohmann::json PpoTrainer::trainer_state() const {
+  return {{"iteration", iteration_},
+          {"env_steps", env_steps_},
+          {"episodes", episodes_},
+          {"kl_coeff", kl_coeff_},
+          {"elapsed_seconds", elapsed_seconds_},
+          {"env_episode_counters", envs_->episode_counters()}};
+}
+
+void PpoTrainer::resume() {
+  const auto path = latest_checkpoint(run_dir_);
+  if (!path) throw CheckpointError(fmt::format("run '{}' has no checkpoint to resume from", run_dir_.string()));
+  const auto state = load_checkpoint(*path, *model_, optimizer_.get());
+  iteration_ = state.at("iteration");
+  env_steps_ = state.at("env_steps");
+  episodes_ = state.at("episodes");
+  kl_coeff_ = state.at("kl_coeff");
+  elapsed_seconds_ = state.at("elapsed_seconds");
+  envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
+  MetricsLogger::truncate_after(run_dir_, env_steps_);  // rows logged after this checkpoint will be logged again
+}
+
+void PpoTrainer::save(bool force) {
+  const auto& ck = config_.checkpoint;
+  if (!force && iteration_ % ck.every != 0) return;
+  save_checkpoint(checkpoint_path(run_dir_, iteration_), *model_, *optimizer_, trainer_state());
+  prune_checkpoints(run_dir_, ck.keep_last);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+PpoTrainer::Rollout PpoTrainer::collect_rollout() {
+  torch::NoGradGuard no_grad;
+  const int64_t n = envs_->num_envs();
+  const int64_t obs_size = envs_->obs_size();
+  const int64_t components = static_cast<int64_t>(action_nvec_.size());
+  const int64_t capacity = config_.algo.steps_per_env + envs_->max_episode_steps();
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+  const auto flag = torch::TensorOptions().dtype(torch::kBool);
+
+  Rollout r;
+  r.obs = torch::zeros({capacity, n, obs_size}, f32);
+  r.actions = torch::zeros({capacity, n, components}, f32.dtype(torch::kInt64));
+  r.log_probs = torch::zeros({capacity, n}, f32);
+  r.values = torch::zeros({capacity, n}, f32);
+  r.logits = torch::zeros({capacity, n, num_logits(action_nvec_)}, f32);
+  r.rewards = torch::zeros({capacity, n}, f32);
+  r.bootstrap = torch::zeros({capacity, n}, f32);
+  r.starts = torch::zeros({capacity, n}, flag);
+  r.dones = torch::zeros({capacity, n}, flag);
+  r.terminated = torch::zeros({capacity, n}, flag);
+  r.valid = torch::zeros({capacity, n}, flag);
+
+  torch::Generator generator = at::detail::createCPUGenerator(
+      derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kTorchStream, static_cast<uint64_t>(iteration_)}));
+  envs_->reset();
+  auto state = model_->initial_state(n, device_);
+  auto starts = torch::ones({1, n}, flag);
+  std::vector<uint8_t> active(n, 1);
+  std::vector<double> running_return(n, 0.0);
+  std::vector<float> env_actions(n * components);
+  int64_t num_active = n;
+
+  for (int64_t t = 0; num_active > 0; ++t) {
+    auto obs_t = r.obs[t];
+    std::copy(envs_->obs().begin(), envs_->obs().end(), obs_t.data_ptr<float>());
+    r.starts[t].copy_(starts[0]);
+    auto out = model_->forward(obs_t.unsqueeze(0).to(device_), state, starts.to(device_));
+    auto logits = out.logits[0].to(torch::kCPU);
+    MultiCategorical dist(logits, action_nvec_);
+    auto actions = dist.sample(generator);
+    r.actions[t].copy_(actions);
+    r.log_probs[t].copy_(dist.log_prob(actions));
+    r.values[t].copy_(out.values[0]);
+    r.logits[t].copy_(logits);
+    auto* valid_ptr = r.valid[t].data_ptr<bool>();
+    for (int64_t b = 0; b < n; ++b) valid_ptr[b] = active[b] != 0;
+
+    const auto* action_ptr = actions.data_ptr<int64_t>();
+    for (int64_t i = 0; i < n * components; ++i) env_actions[i] = static_cast<float>(action_ptr[i]);
+    envs_->step(env_actions);
+
+    const auto rewards = envs_->rewards();
+    const auto terminated = envs_->terminated();
+    const auto truncated = envs_->truncated();
+    std::copy(rewards.begin(), rewards.end(), r.rewards[t].data_ptr<float>());
+    auto* done_ptr = r.dones[t].data_ptr<bool>();
+    auto* term_ptr = r.terminated[t].data_ptr<bool>();
+    bool any_truncated = false;
+    for (int64_t b = 0; b < n; ++b) {
+      done_ptr[b] = terminated[b] || truncated[b];
+      term_ptr[b] = terminated[b];
+      any_truncated |= active[b] && truncated[b] && !terminated[b];
+    }
+    // Bootstrap values for truncated episodes: V(final obs) given the memory after this step.
+    if (any_truncated) {
+      auto final_obs = torch::from_blob(const_cast<float*>(envs_->final_obs().data()), {1, n, obs_size}, f32);
+      auto v = model_->forward(final_obs.to(device_), out.state, torch::zeros({1, n}, flag).to(device_));
+      r.bootstrap[t].copy_(v.values[0]);
+    }
+    for (int64_t b = 0; b < n; ++b) {
+      if (!active[b]) continue;
+      running_return[b] += rewards[b];
+      if (done_ptr[b]) {
+        r.episode_returns.push_back(running_return[b]);
+        running_return[b] = 0.0;
+        if (t + 1 >= config_.algo.steps_per_env) {
+          active[b] = 0;
+          --num_active;
+        }
+      }
+    }
+    state = detach(out.state);
+    starts = r.dones[t].unsqueeze(0).clone();
+    r.steps = t + 1;
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
+  const int64_t n = envs_->num_envs();
+  const auto valid = r.valid.accessor<bool, 2>();
+  const auto dones = r.dones.accessor<bool, 2>();
+  const auto terminated = r.terminated.accessor<bool, 2>();
+  const auto rewards = r.rewards.accessor<float, 2>();
+  const auto values = r.values.accessor<float, 2>();
+  const auto bootstrap = r.bootstrap.accessor<float, 2>();
+  auto advantages = torch::zeros_like(r.values);
+  auto adv = advantages.accessor<float, 2>();
+
+  // Episodes are contiguous runs in each env column, in collection order.
+  struct Episode { int64_t env, begin, length; };
+  std::vector<Episode> episodes;
+  std::vector<float> ep_rewards, ep_values, ep_adv;
+  for (int64_t b = 0; b < n; ++b) {
+    int64_t begin = 0;
+    for (int64_t t = 0; t < r.steps && valid[t][b]; ++t) {
+      if (!dones[t][b]) continue;
+      const int64_t length = t + 1 - begin;
+      ep_rewards.resize(length), ep_values.resize(length), ep_adv.resize(length);
+      for (int64_t i = 0; i < length; ++i) {
+        ep_rewards[i] = rewards[begin + i][b];
+        ep_values[i] = values[begin + i][b];
+      }
+      const float last = terminated[t][b] ? 0.0f : bootstrap[t][b];
+      compute_gae(ep_rewards, ep_values, last, static_cast<float>(config_.algo.gamma),
+                  static_cast<float>(config_.algo.gae_lambda), ep_adv);
+      for (int64_t i = 0; i < length; ++i) adv[begin + i][b] = ep_adv[i];
+      episodes.push_back({b, begin, length});
+      begin = t + 1;
+    }
+  }
+  const auto value_targets = advantages + r.values;
+
+  int64_t t_pad = 0;
+  for (const auto& e : episodes) t_pad = std::max(t_pad, e.length);
+  const int64_t s = static_cast<int64_t>(episodes.size());
+  auto index = torch::zeros({t_pad, s}, torch::kInt64);
+  auto mask = torch::zeros({t_pad, s}, torch::kBool);
+  auto index_a = index.accessor<int64_t, 2>();
+  auto mask_a = mask.accessor<bool, 2>();
+  for (int64_t j = 0; j < s; ++j) {
+    for (int64_t i = 0; i < episodes[j].length; ++i) {
+      index_a[i][j] = (episodes[j].begin + i) * n + episodes[j].env;
+      mask_a[i][j] = true;
+    }
+  }
+  const auto flat_index = index.flatten();
+  auto gather = [&](const torch::Tensor& x) {
+    auto flat = x.flatten(0, 1).index_select(0, flat_index);
+    auto shape = x.sizes().vec();
+    shape[0] = t_pad;
+    shape[1] = s;
+    auto out = flat.reshape(shape);
+    // Zero the padding so that nothing from a real step leaks into it.
+    auto m = mask;
+    while (m.dim() < out.dim()) m = m.unsqueeze(-1);
+    return (out * m.to(out.dtype())).to(device_);
+  };
+
+  Batch batch;
+  batch.num_sequences = s;
+  batch.obs = gather(r.obs);
+  batch.actions = gather(r.actions);
+  batch.log_probs = gather(r.log_probs);
+  batch.logits = gather(r.logits);
+  batch.value_targets = gather(value_targets);
+  batch.mask = mask.to(device_);
+  auto a = gather(advantages);
+  if (config_.algo.normalize_advantages) {
+    // RLlib's standardized(): population std over every real step, floored at 1e-4.
+    const auto real = a.masked_select(batch.mask);
+    const auto mean = real.mean();
+    const auto std = real.std(/*unbiased=*/false).clamp_min(1e-4);
+    a = ((a - mean) / std) * batch.mask.to(a.dtype());
+  }
+  batch.advantages = a;
+  batch.starts = torch::zeros({t_pad, s}, torch::kBool).to(device_);
+  batch.starts[0].fill_(true);
+  return batch;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+PpoTrainer::LossStats PpoTrainer::update(const Batch& batch) {
+  const auto& algo = config_.algo;
+  const int64_t t_pad = batch.obs.size(0);
+  const int64_t per_minibatch = std::max<int64_t>(1, algo.minibatch_size / t_pad);
+  const int64_t num_minibatches = std::max<int64_t>(1, batch.num_sequences / per_minibatch);
+  std::mt19937_64 order_rng(
+      derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kMinibatchStream, static_cast<uint64_t>(iteration_)}));
+  std::vector<int64_t> order(num_minibatches);
+  LossStats stats;
+
+  for (int epoch = 0; epoch < algo.epochs; ++epoch) {
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), order_rng);
+    for (int64_t mb : order) {
+      const auto cols = Slice(mb * per_minibatch, std::min((mb + 1) * per_minibatch, batch.num_sequences));
+      const auto mask = batch.mask.index({Slice(), cols});
+      const auto obs = batch.obs.index({Slice(), cols});
+      const int64_t width = obs.size(1);
+      auto out = model_->forward(obs, model_->initial_state(width, device_), batch.starts.index({Slice(), cols}));
+
+      MultiCategorical dist(out.logits, action_nvec_);
+      MultiCategorical old_dist(batch.logits.index({Slice(), cols}), action_nvec_);
+      const auto valid = mask.to(torch::kFloat32);
+      const auto count = valid.sum();
+      auto mean_valid = [&](const torch::Tensor& x) { return (x * valid).sum() / count; };
+
+      const auto advantages = batch.advantages.index({Slice(), cols});
+      const auto ratio = torch::exp(dist.log_prob(batch.actions.index({Slice(), cols})) -
+                                    batch.log_probs.index({Slice(), cols}));
+      const auto surrogate =
+          torch::min(advantages * ratio, advantages * ratio.clamp(1.0 - algo.clip_param, 1.0 + algo.clip_param));
+      const auto value_error = (out.values - batch.value_targets.index({Slice(), cols})).pow(2);
+      const auto value_loss = value_error.clamp(0.0, algo.vf_clip_param);
+      const auto entropy = dist.entropy();
+      const auto kl = old_dist.kl(dist);
+      const auto policy_loss = mean_valid(-surrogate);
+      const auto total = mean_valid(-surrogate + algo.vf_loss_coeff * value_loss - algo.entropy_coeff * entropy) +
+                         kl_coeff_ * mean_valid(kl);
+
+      optimizer_->zero_grad();
+      total.backward();
+      if (algo.grad_clip > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), algo.grad_clip);
+      optimizer_->step();
+
+      stats.policy_loss += policy_loss.item<double>();
+      stats.value_loss += mean_valid(value_loss).item<double>();
+      stats.entropy += mean_valid(entropy).item<double>();
+      stats.kl += mean_valid(kl).item<double>();
+      stats.total_loss += total.item<double>();
+      ++stats.minibatches;
+    }
+  }
+  const double k = static_cast<double>(std::max<int64_t>(1, stats.minibatches));
+  stats.policy_loss /= k, stats.value_loss /= k, stats.entropy /= k, stats.kl /= k, stats.total_loss /= k;
+  return stats;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+TrainSummary PpoTrainer::train() {
+  if (!metrics_) metrics_ = std::make_unique<MetricsLogger>(run_dir_, config_.logging.tensorboard);
+  ProgressLine progress(config_.algo.total_steps, config_.logging.console);
+  TrainSummary summary;
+  while (env_steps_ < config_.algo.total_steps) {
+    const auto start = std::chrono::steady_clock::now();
+    auto rollout = collect_rollout();
+    const auto rollout_end = std::chrono::steady_clock::now();
+    const int64_t steps = rollout.valid.sum().item<int64_t>();
+    auto batch = make_batch(rollout);
+    const auto stats = update(batch);
+
+    // Adaptive KL penalty (RLlib's update_kl), once per iteration from the mean KL over its minibatches.
+    if (stats.kl > 2.0 * config_.algo.kl_target) kl_coeff_ *= 1.5;
+    else if (stats.kl < 0.5 * config_.algo.kl_target) kl_coeff_ *= 0.5;
+
+    ++iteration_;
+    env_steps_ += steps;
+    const auto& returns = rollout.episode_returns;
+    episodes_ += static_cast<int64_t>(returns.size());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    elapsed_seconds_ += seconds;
+    const double mean_return =
+        returns.empty() ? std::nan("") : std::accumulate(returns.begin(), returns.end(), 0.0) / returns.size();
+    const double sps = steps / seconds;
+    if (iteration_ % config_.logging.every == 0 || env_steps_ >= config_.algo.total_steps) {
+      metrics_->log(env_steps_,
+                    {{"charts/episode_return_mean", mean_return},
+                     {"charts/episodes", static_cast<double>(returns.size())},
+                     {"charts/episode_length_mean", static_cast<double>(steps) / std::max<size_t>(1, returns.size())},
+                     {"charts/iteration", static_cast<double>(iteration_)},
+                     {"charts/steps_per_second", sps},
+                     {"charts/rollout_seconds", std::chrono::duration<double>(rollout_end - start).count()},
+                     {"charts/iteration_seconds", seconds},
+                     {"losses/policy_loss", stats.policy_loss},
+                     {"losses/value_loss", stats.value_loss},
+                     {"losses/entropy", stats.entropy},
+                     {"losses/kl", stats.kl},
+                     {"losses/kl_coeff", kl_coeff_},
+                     {"losses/total_loss", stats.total_loss}});
+    }
+    progress.update(env_steps_, env_steps_ / std::max(1e-9, elapsed_seconds_), mean_return,
+                    static_cast<int64_t>(returns.size()));
+    save(/*force=*/env_steps_ >= config_.algo.total_steps);
+    summary.last_return_mean = mean_return;
+  }
+  progress.finish();
+  summary.iterations = iteration_;
+  summary.env_steps = env_steps_;
+  return summary;
+}
+
+}  // namespace rlm::agents

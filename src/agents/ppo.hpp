@@ -1,0 +1,69 @@
+// Recurrent PPO with RLlib's semantics as POPGym runs it (models_algos.md §5.2-5.4). See ppo.cpp.
+#pragma once
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "agents/actor_critic.hpp"
+#include "core/config.hpp"
+#include "envs/vec_env.hpp"
+
+namespace rlm {
+class MetricsLogger;
+class ProgressLine;
+}  // namespace rlm
+
+namespace rlm::agents {
+
+struct TrainSummary {
+  int64_t iterations = 0;
+  int64_t env_steps = 0;
+  double last_return_mean = 0.0;  ///< mean episode return of the last iteration
+};
+
+/// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).
+torch::Device resolve_device(const std::string& device);
+
+/// Action components of a Discrete or MultiDiscrete space (throws ConfigError for other spaces).
+std::vector<int64_t> discrete_action_components(const envs::Space& space, const std::string& env_id);
+
+class PpoTrainer {
+ public:
+  /// Builds envs, model and optimizer; run_dir receives metrics and checkpoints.
+  PpoTrainer(const Config& config, std::filesystem::path run_dir);
+  ~PpoTrainer();
+  /// Restores the newest checkpoint of run_dir (throws CheckpointError if there is none or it is unreadable).
+  void resume();
+  /// Trains until algo.total_steps env steps have been collected.
+  TrainSummary train();
+  ActorCritic& model() { return model_; }
+
+ private:
+  struct Rollout;
+  struct Batch;
+  struct LossStats;
+  Rollout collect_rollout();
+  Batch make_batch(Rollout& rollout) const;
+  LossStats update(const Batch& batch);
+  void save(bool force);
+  nlohmann::json trainer_state() const;
+
+  Config config_;
+  std::filesystem::path run_dir_;
+  torch::Device device_;
+  std::unique_ptr<envs::VecEnv> envs_;
+  std::vector<int64_t> action_nvec_;
+  ActorCritic model_{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<MetricsLogger> metrics_;
+  // Trainer state saved in checkpoints.
+  int64_t iteration_ = 0;
+  int64_t env_steps_ = 0;
+  int64_t episodes_ = 0;
+  double kl_coeff_ = 0.0;
+  double elapsed_seconds_ = 0.0;
+};
+
+}  // namespace rlm::agents

@@ -1,0 +1,412 @@
+// Reading, checking and writing Config. Every step walks the same visit() declarations in config.hpp:
+// FieldReader parses one YAML key into its field, Writer emits every field, KeyCollector lists the known keys.
+#include "core/config.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "core/config_suggest.hpp"
+#include "core/error.hpp"
+
+namespace rlm {
+namespace {
+
+using config_detail::join;
+using config_detail::split;
+
+[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+
+std::string trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
+}
+
+std::string did_you_mean(const std::string& unknown) {
+  const auto hint = config_detail::suggest_key(unknown, config_keys());
+  return hint ? fmt::format(" (did you mean '{}'?)", *hint) : std::string();
+}
+
+// ---- scalars ----
+
+/// Where a value came from: a file (errors say file:line) or one command-line override (errors quote it).
+struct Source {
+  std::string name;  ///< file name, or the whole override token
+  bool command_line = false;
+  std::string override_key;  ///< the key path an override token names; its errors need not repeat it
+  std::map<std::string, std::string>* origins = nullptr;  ///< key path -> where it was last set
+
+  std::string at(const YAML::Node& node) const {
+    if (command_line) return "command line: " + name;
+    const YAML::Mark mark = node.Mark();
+    return mark.is_null() ? name : fmt::format("{}:{}", name, mark.line + 1);
+  }
+};
+
+std::string describe(const YAML::Node& node) {
+  if (!node || node.IsNull()) return "nothing";
+  if (node.IsMap()) return "a map";
+  if (node.IsSequence()) return "a list";
+  return fmt::format("'{}'", node.Scalar());
+}
+
+[[noreturn]] void type_error(const std::string& at, const YAML::Node& node, const std::string& path, const Source& src,
+                             std::string_view expected) {
+  const bool path_in_token = src.command_line && path == src.override_key;
+  fail(fmt::format("{}: {}expected {}, got {}", at, path_in_token ? "" : path + ": ", expected, describe(node)));
+}
+
+/// YAML allows a leading '+'; from_chars does not.
+std::string_view without_plus(std::string_view s) {
+  return s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-' ? s.substr(1) : s;
+}
+
+std::optional<double> to_number(std::string_view s) {
+  s = without_plus(s);
+  double x = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
+/// Integers may be written as 15000000 or 1.5e7, but not 1.5.
+std::optional<int64_t> to_integer(std::string_view s) {
+  const std::string_view digits = without_plus(s);
+  int64_t i = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), i);
+  if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size()) return i;
+  const auto x = to_number(s);
+  if (!x || *x != std::floor(*x) || std::fabs(*x) >= 9.2233720368547758e18) return std::nullopt;
+  return static_cast<int64_t>(*x);
+}
+
+std::optional<bool> to_bool(std::string_view s) {
+  for (std::string_view t : {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"}) {
+    if (s == t) return true;
+  }
+  for (std::string_view f : {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"}) {
+    if (s == f) return false;
+  }
+  return std::nullopt;
+}
+
+std::string format_range(const Range& r) {
+  return fmt::format("{}{}, {}{}", r.lo_open ? '(' : '[', r.lo, r.hi, r.hi_open ? ')' : ']');
+}
+
+bool contains(const Range& r, double x) {
+  return (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
+}
+
+/// `range` narrowed to what T can hold, so an int field reports [1, 2147483647] rather than overflowing.
+template <class T>
+Range representable(Range r) {
+  const double lo = static_cast<double>(std::numeric_limits<T>::min());
+  const double hi = static_cast<double>(std::numeric_limits<T>::max());
+  if (sizeof(T) < sizeof(int64_t) && r.lo < lo) r = {lo, r.hi, false, r.hi_open};
+  if (sizeof(T) < sizeof(int64_t) && r.hi > hi) r = {r.lo, hi, r.lo_open, false};
+  return r;
+}
+
+template <class T>
+T read_integer(const std::string& at, const YAML::Node& node, const std::string& path, const Source& src,
+               const Range& range) {
+  const auto value = node.IsScalar() ? to_integer(node.Scalar()) : std::nullopt;
+  if (!value) type_error(at, node, path, src, "an integer");
+  const Range r = representable<T>(range);
+  if (!contains(r, static_cast<double>(*value))) {
+    fail(fmt::format("{}: {} = {} is out of range {}", at, path, *value, format_range(r)));
+  }
+  return static_cast<T>(*value);
+}
+
+// ---- visitors ----
+
+template <class S>
+void read_section(const YAML::Node& map, S& section, const std::string& prefix, const Source& src);
+
+/// Parses the one field or section named `key` (if the visited struct has it) from `node`.
+class FieldReader {
+ public:
+  FieldReader(std::string key, const YAML::Node& key_node, YAML::Node node, std::string path, const Source& src)
+      // yaml-cpp marks an empty value at the next token, possibly lines later, so point at its key instead.
+      : key_(std::move(key)),
+        node_(std::move(node)),
+        path_(std::move(path)),
+        src_(src),
+        at_(src.at(node_.IsNull() ? key_node : node_)) {}
+
+  bool found() const { return found_; }
+
+  void field(std::string_view name, int& value, const Range& range) {
+    if (take(name)) value = read_integer<int>(at_, node_, path_, src_, range);
+  }
+  void field(std::string_view name, int64_t& value, const Range& range) {
+    if (take(name)) value = read_integer<int64_t>(at_, node_, path_, src_, range);
+  }
+  void field(std::string_view name, double& value, const Range& range) {
+    if (!take(name)) return;
+    const auto x = node_.IsScalar() ? to_number(node_.Scalar()) : std::nullopt;
+    if (!x) type_error(at_, node_, path_, src_, "a number");
+    if (!contains(range, *x)) {
+      fail(fmt::format("{}: {} = {} is out of range {}", at_, path_, *x, format_range(range)));
+    }
+    value = *x;
+  }
+  void field(std::string_view name, bool& value) {
+    if (!take(name)) return;
+    const auto b = node_.IsScalar() ? to_bool(node_.Scalar()) : std::nullopt;
+    if (!b) type_error(at_, node_, path_, src_, "true or false");
+    value = *b;
+  }
+  void field(std::string_view name, std::string& value, const Choices& choices) {
+    if (!take(name)) return;
+    if (!node_.IsScalar()) type_error(at_, node_, path_, src_, "a string");
+    const std::string& s = node_.Scalar();
+    if (choices.values.empty() && s.empty()) fail(fmt::format("{}: {} must not be empty", at_, path_));
+    if (!choices.values.empty() && std::find(choices.values.begin(), choices.values.end(), s) == choices.values.end()) {
+      fail(fmt::format("{}: {} = '{}' is not one of {}", at_, path_, s, fmt::join(choices.values, ", ")));
+    }
+    value = s;
+  }
+  void field(std::string_view name, std::vector<int>& value, const Range& range) {
+    if (!take(name)) return;
+    if (!node_.IsSequence()) type_error(at_, node_, path_, src_, "a list of integers, like [64, 64]");
+    std::vector<int> items;
+    for (size_t i = 0; i < node_.size(); ++i) {
+      const YAML::Node item = node_[i];
+      items.push_back(read_integer<int>(src_.at(item), item, fmt::format("{}[{}]", path_, i), src_, range));
+    }
+    value = std::move(items);
+  }
+  template <class S>
+  void section(std::string_view name, S& sub) {
+    if (name != key_) return;
+    found_ = true;
+    read_section(node_, sub, path_, src_);
+  }
+
+ private:
+  /// True when this is the field named by the YAML key; records where its value came from.
+  bool take(std::string_view name) {
+    if (name != key_) return false;
+    found_ = true;
+    if (src_.origins) (*src_.origins)[path_] = at_;
+    return true;
+  }
+
+  std::string key_;
+  YAML::Node node_;
+  std::string path_;
+  const Source& src_;
+  std::string at_;  ///< where node_ is, for messages
+  bool found_ = false;
+};
+
+/// Reads every key of a YAML map into `section`, in file order; keys the section does not declare are errors.
+template <class S>
+void read_section(const YAML::Node& map, S& section, const std::string& prefix, const Source& src) {
+  if (!map || map.IsNull()) return;  // an empty section (or file) keeps every default
+  if (!map.IsMap()) {
+    if (prefix.empty()) fail(fmt::format("{}: expected a map of sections, got {}", src.at(map), describe(map)));
+    fail(fmt::format("{}: {}: expected a map of keys, got {}", src.at(map), prefix, describe(map)));
+  }
+  std::map<std::string, int> first_line;
+  for (const auto& entry : map) {
+    const YAML::Node key_node = entry.first;  // copies of the handles: the iterator's pair is a temporary
+    if (!key_node.IsScalar()) {
+      fail(fmt::format("{}: expected a key name, got {}", src.at(key_node), describe(key_node)));
+    }
+    const std::string& key = key_node.Scalar();
+    const std::string path = join(prefix, key);
+    const auto [seen, fresh] = first_line.emplace(key, key_node.Mark().line + 1);
+    if (!fresh) {
+      fail(fmt::format("{}: duplicate key '{}' (first set on line {})", src.at(key_node), path, seen->second));
+    }
+    FieldReader reader(key, key_node, entry.second, path, src);
+    section.visit(reader);
+    if (!reader.found()) {
+      fail(fmt::format("{}: unknown {} '{}'{}", src.at(key_node), prefix.empty() ? "section" : "key", path,
+                       did_you_mean(path)));
+    }
+  }
+}
+
+/// Emits every field of the visited struct as YAML.
+class Writer {
+ public:
+  explicit Writer(YAML::Emitter& out) : out_(out) {}
+
+  template <class T, class... Check>
+  void field(std::string_view name, const T& value, const Check&...) {
+    out_ << YAML::Key << std::string(name) << YAML::Value;
+    if constexpr (std::is_same_v<T, double>) {
+      out_ << fmt::format("{}", value);  // shortest text that parses back to the same double
+    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+      out_ << YAML::Flow << YAML::BeginSeq;
+      for (int x : value) out_ << x;
+      out_ << YAML::EndSeq;
+    } else {
+      out_ << value;
+    }
+  }
+  template <class S>
+  void section(std::string_view name, S& sub) {
+    out_ << YAML::Key << std::string(name) << YAML::Value << YAML::BeginMap;
+    sub.visit(*this);
+    out_ << YAML::EndMap;
+  }
+
+ private:
+  YAML::Emitter& out_;
+};
+
+/// Lists every key path, sections included.
+class KeyCollector {
+ public:
+  KeyCollector(std::string prefix, std::vector<std::string>& keys) : prefix_(std::move(prefix)), keys_(keys) {}
+
+  template <class T, class... Check>
+  void field(std::string_view name, const T&, const Check&...) {
+    keys_.push_back(join(prefix_, name));
+  }
+  template <class S>
+  void section(std::string_view name, S& sub) {
+    keys_.push_back(join(prefix_, name));
+    KeyCollector inner(keys_.back(), keys_);
+    sub.visit(inner);
+  }
+
+ private:
+  std::string prefix_;
+  std::vector<std::string>& keys_;
+};
+
+// ---- overrides and cross-field checks ----
+
+YAML::Node nest(const std::vector<std::string>& path, size_t i, const YAML::Node& leaf) {
+  if (i == path.size()) return leaf;
+  YAML::Node map(YAML::NodeType::Map);
+  map[path[i]] = nest(path, i + 1, leaf);
+  return map;
+}
+
+/// Applies one "key.path=value" token: the value is wrapped as {key: {path: value}} and read like a file.
+void apply_override(Config& config, const std::string& token, std::map<std::string, std::string>& origins) {
+  const std::vector<std::string> known = config_keys();
+  const size_t eq = token.find('=');
+  if (eq == std::string::npos) {
+    const std::string key = trim(token);
+    const bool is_known = std::find(known.begin(), known.end(), key) != known.end();
+    const auto hint = is_known ? std::optional<std::string>(key) : config_detail::suggest_key(key, known);
+    fail(fmt::format("command line: {}: expected key.path=value{}", token,
+                     hint ? fmt::format(" (did you mean '{}=...'?)", *hint) : std::string()));
+  }
+  const std::string key = trim(std::string_view(token).substr(0, eq));
+  if (std::find(known.begin(), known.end(), key) == known.end()) {
+    fail(fmt::format("command line: {}: unknown key '{}'{}", token, key, did_you_mean(key)));
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(token.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    fail(fmt::format("command line: {}: malformed YAML value: {}", token, e.msg));
+  }
+  read_section(nest(split(key, '.'), 0, value), config, "", Source{token, true, key, &origins});
+}
+
+/// Checks that involve more than one field. `report(keys, message)` throws; `keys` are the fields involved,
+/// the one most likely at fault first (the error points at the first of them that the file or command line set).
+template <class Report>
+void check_cross_fields(const Config& c, Report&& report) {
+  const int64_t rollout = static_cast<int64_t>(c.env.num_envs) * c.algo.steps_per_env;
+  if (c.algo.minibatch_size > rollout) {
+    report({"algo.minibatch_size", "env.num_envs", "algo.steps_per_env"},
+           fmt::format("algo.minibatch_size = {} is larger than one rollout, env.num_envs * algo.steps_per_env = "
+                       "{} * {} = {}",
+                       c.algo.minibatch_size, c.env.num_envs, c.algo.steps_per_env, rollout));
+  }
+  if (c.env.num_threads > c.env.num_envs) {
+    report({"env.num_threads", "env.num_envs"},
+           fmt::format("env.num_threads = {} is more than env.num_envs = {}", c.env.num_threads, c.env.num_envs));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> config_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    Config defaults;
+    KeyCollector collector("", out);
+    defaults.visit(collector);
+    return out;
+  }();
+  return keys;
+}
+
+void validate(const Config& config) {
+  check_cross_fields(config,
+                     [](std::initializer_list<std::string_view>, const std::string& message) { fail(message); });
+}
+
+Config parse_config(const std::string& yaml_text, const std::string& source_name,
+                    const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    if (e.mark.is_null()) fail(fmt::format("{}: malformed YAML: {}", source_name, e.msg));
+    fail(fmt::format("{}:{}:{}: malformed YAML: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  Config config;
+  std::map<std::string, std::string> origins;
+  read_section(root, config, "", Source{source_name, false, "", &origins});
+  for (const std::string& token : overrides) apply_override(config, token, origins);
+  check_cross_fields(config, [&](std::initializer_list<std::string_view> keys, const std::string& message) {
+    for (std::string_view key : keys) {
+      const auto it = origins.find(std::string(key));
+      if (it != origins.end()) fail(fmt::format("{}: {}", it->second, message));
+    }
+    fail(fmt::format("{}: {}", source_name, message));
+  });
+  return config;
+}
+
+Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) fail(fmt::format("config file '{}' not found", file.string()));
+  if (std::filesystem::is_directory(file, ec)) fail(fmt::format("config file '{}' is a directory", file.string()));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(fmt::format("config file '{}' cannot be read", file.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), file.string(), overrides);
+}
+
+std::string to_yaml(const Config& config) {
+  YAML::Emitter out;
+  Config copy = config;  // visit() is non-const: one declaration serves reading and writing
+  Writer writer(out);
+  out << YAML::BeginMap;
+  copy.visit(writer);
+  out << YAML::EndMap;
+  // A blank line between sections, for the reader of a run folder's config.yaml.
+  std::string text;
+  for (const std::string& line : split(out.c_str(), '\n')) {
+    if (!text.empty() && !line.empty() && line[0] != ' ') text += '\n';
+    text += line + '\n';
+  }
+  return text;
+}
+
+}  // namespace rlm

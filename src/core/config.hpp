@@ -1,0 +1,270 @@
+// Typed experiment configuration: every hyperparameter is a named field with its default here, in one place.
+// The YAML key is the field name. Each struct's visit() lists its fields once, with the valid range or choices,
+// and that one list drives parsing, range checks, writing YAML and the known keys behind did-you-mean hints.
+// Defaults are the POPGym paper's PPO settings (Morad et al. 2023, appendix; RLlib names in the comments).
+// Adding a field: declare it with a /// comment and a default, then add one v.field(...) line to visit().
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rlm {
+
+/// Valid interval of a number field; an open end excludes its bound. Infinite bounds mean "no limit".
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false;
+  bool hi_open = false;
+};
+constexpr Range in_range(double lo, double hi) { return {lo, hi, false, false}; }  ///< [lo, hi]
+constexpr Range at_least(double lo) { return {lo, std::numeric_limits<double>::infinity(), false, true}; }
+constexpr Range greater_than(double lo) { return {lo, std::numeric_limits<double>::infinity(), true, true}; }
+constexpr Range any_number() { return {}; }
+
+/// Valid values of a string field; an empty list accepts any non-empty string.
+struct Choices {
+  std::vector<std::string_view> values;
+};
+inline Choices one_of(std::initializer_list<std::string_view> values) { return {values}; }
+inline Choices non_empty() { return {}; }
+
+/// Memory backends a config may name (model.memory.type). Extend as backends are registered in src/memory.
+inline const Choices kMemoryTypes = one_of({"gru"});
+
+struct ExperimentConfig {
+  /// Run name: runs go to <runs_dir>/<name>/<timestamp>/.
+  std::string name = "experiment";
+  /// Base seed; every random stream is derived from it (core/seed.hpp).
+  int64_t seed = 0;
+  /// Where torch runs: auto (cuda when available), cpu or cuda.
+  std::string device = "auto";
+  /// Threads torch may use for intra-op parallelism.
+  int torch_threads = 1;
+  /// Folder under which run folders are created.
+  std::string runs_dir = "runs";
+
+  template <class V>
+  void visit(V& v) {
+    v.field("name", name, non_empty());
+    v.field("seed", seed, at_least(0));
+    v.field("device", device, one_of({"auto", "cpu", "cuda"}));
+    v.field("torch_threads", torch_threads, at_least(1));
+    v.field("runs_dir", runs_dir, non_empty());
+  }
+  bool operator==(const ExperimentConfig&) const = default;
+};
+
+struct EnvConfig {
+  /// Registered environment id.
+  std::string id = "popgym/RepeatFirstEasy";
+  /// Parallel environments (paper: 4 workers x 16 envs).
+  int num_envs = 64;
+  /// Threads stepping the environments.
+  int num_threads = 1;
+  /// Append the previous action (one-hot) to each observation, as POPGym does.
+  bool previous_action = true;
+  /// Append an is-first-step flag, so the null previous action at t=0 is not read as an action (popgym Antialias).
+  bool antialias = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("id", id, non_empty());
+    v.field("num_envs", num_envs, at_least(1));
+    v.field("num_threads", num_threads, at_least(1));
+    v.field("previous_action", previous_action);
+    v.field("antialias", antialias);
+  }
+  bool operator==(const EnvConfig&) const = default;
+};
+
+struct MemoryConfig {
+  /// Memory backend (one of kMemoryTypes).
+  std::string type = "gru";
+  /// Size of the memory's recurrent state / output.
+  int hidden_size = 256;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("type", type, kMemoryTypes);
+    v.field("hidden_size", hidden_size, at_least(1));
+  }
+  bool operator==(const MemoryConfig&) const = default;
+};
+
+struct ModelConfig {
+  /// Width of the observation encoder's output.
+  int feature_size = 128;
+  /// Width of the layer between encoder and memory.
+  int preprocessor_size = 128;
+  /// Hidden layer widths of the policy and value heads.
+  std::vector<int> head_sizes = {128, 128};
+  /// The memory core (YAML section model.memory).
+  MemoryConfig memory;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("feature_size", feature_size, at_least(1));
+    v.field("preprocessor_size", preprocessor_size, at_least(1));
+    v.field("head_sizes", head_sizes, at_least(1));
+    v.section("memory", memory);
+  }
+  bool operator==(const ModelConfig&) const = default;
+};
+
+/// PPO hyperparameters (YAML section "algo").
+struct PpoConfig {
+  /// Training algorithm.
+  std::string name = "ppo";
+  /// Environment steps to train for, over all envs.
+  int64_t total_steps = 15000000;
+  /// Steps each env collects per rollout (RLlib rollout_fragment_length).
+  int steps_per_env = 1024;
+  /// complete_episodes (RLlib's, as POPGym runs it): every env collects >= steps_per_env steps and then finishes
+  /// its episode, so a batch holds whole episodes only. RLlib's truncate_episodes is not implemented yet.
+  std::string batch_mode = "complete_episodes";
+  /// Longest training sequence (RLlib max_seq_len); must be >= the env's longest episode (checked at start).
+  int max_seq_len = 1024;
+  /// Timesteps per SGD minibatch, counting padding (RLlib sgd_minibatch_size).
+  int minibatch_size = 8192;
+  /// SGD passes over each rollout (RLlib num_sgd_iter).
+  int epochs = 30;
+  /// Adam learning rate.
+  double lr = 5e-5;
+  /// Adam epsilon.
+  double adam_eps = 1e-8;
+  /// Discount factor.
+  double gamma = 0.99;
+  /// GAE lambda (1: Monte Carlo returns).
+  double gae_lambda = 1.0;
+  /// PPO ratio clip.
+  double clip_param = 0.3;
+  /// Clip of the value loss (on the squared error, as RLlib does).
+  double vf_clip_param = 10.0;
+  /// Weight of the value loss.
+  double vf_loss_coeff = 1.0;
+  /// Weight of the entropy bonus.
+  double entropy_coeff = 0.0;
+  /// Initial weight of the KL penalty (adapted towards kl_target; 0: no penalty).
+  double kl_coeff = 0.2;
+  /// Target KL divergence per update for the adaptive penalty.
+  double kl_target = 0.01;
+  /// Global gradient-norm clip (<= 0: off).
+  double grad_clip = 0.0;
+  /// Normalise advantages per minibatch.
+  bool normalize_advantages = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("name", name, one_of({"ppo"}));
+    v.field("total_steps", total_steps, at_least(1));
+    v.field("steps_per_env", steps_per_env, at_least(1));
+    v.field("batch_mode", batch_mode, one_of({"complete_episodes"}));
+    v.field("max_seq_len", max_seq_len, at_least(1));
+    v.field("minibatch_size", minibatch_size, at_least(1));
+    v.field("epochs", epochs, at_least(1));
+    v.field("lr", lr, greater_than(0));
+    v.field("adam_eps", adam_eps, greater_than(0));
+    v.field("gamma", gamma, in_range(0, 1));
+    v.field("gae_lambda", gae_lambda, in_range(0, 1));
+    v.field("clip_param", clip_param, greater_than(0));
+    v.field("vf_clip_param", vf_clip_param, greater_than(0));
+    v.field("vf_loss_coeff", vf_loss_coeff, at_least(0));
+    v.field("entropy_coeff", entropy_coeff, at_least(0));
+    v.field("kl_coeff", kl_coeff, at_least(0));
+    v.field("kl_target", kl_target, greater_than(0));
+    v.field("grad_clip", grad_clip, any_number());
+    v.field("normalize_advantages", normalize_advantages);
+  }
+  bool operator==(const PpoConfig&) const = default;
+};
+
+struct LoggingConfig {
+  /// Log metrics every this many iterations.
+  int every = 1;
+  /// Write TensorBoard event files.
+  bool tensorboard = true;
+  /// Print progress to the console.
+  bool console = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("every", every, at_least(1));
+    v.field("tensorboard", tensorboard);
+    v.field("console", console);
+  }
+  bool operator==(const LoggingConfig&) const = default;
+};
+
+struct CheckpointConfig {
+  /// Save a checkpoint every this many iterations.
+  int every = 10;
+  /// Checkpoints kept on disk; older ones are deleted.
+  int keep_last = 3;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("every", every, at_least(1));
+    v.field("keep_last", keep_last, at_least(1));
+  }
+  bool operator==(const CheckpointConfig&) const = default;
+};
+
+struct EvalConfig {
+  /// Episodes per evaluation.
+  int episodes = 100;
+  /// Take the most likely action instead of sampling.
+  bool deterministic = false;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("episodes", episodes, at_least(1));
+    v.field("deterministic", deterministic);
+  }
+  bool operator==(const EvalConfig&) const = default;
+};
+
+struct Config {
+  ExperimentConfig experiment;
+  EnvConfig env;
+  ModelConfig model;
+  PpoConfig algo;
+  LoggingConfig logging;
+  CheckpointConfig checkpoint;
+  EvalConfig eval;
+
+  template <class V>
+  void visit(V& v) {
+    v.section("experiment", experiment);
+    v.section("env", env);
+    v.section("model", model);
+    v.section("algo", algo);
+    v.section("logging", logging);
+    v.section("checkpoint", checkpoint);
+    v.section("eval", eval);
+  }
+  bool operator==(const Config&) const = default;
+};
+
+/// Reads a YAML file, then applies `overrides` ("key.path=value", value as a YAML scalar or flow list).
+/// Missing keys keep their defaults. Throws ConfigError with a one-line message naming file, line and key path.
+Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+
+/// As load_config, from text; `source_name` stands for the file in error messages.
+Config parse_config(const std::string& yaml_text, const std::string& source_name,
+                    const std::vector<std::string>& overrides = {});
+
+/// The fully resolved config, every key written; parse_config of it gives back an equal Config.
+std::string to_yaml(const Config& config);
+
+/// Cross-field checks (ranges of single fields are checked while parsing). Throws ConfigError showing the numbers.
+void validate(const Config& config);
+
+/// Every key path, sections included, in declaration order ("experiment", "experiment.name", ...).
+std::vector<std::string> config_keys();
+
+}  // namespace rlm

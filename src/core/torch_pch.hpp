@@ -1,0 +1,3 @@
+// Precompiled header for every torch translation unit (see CMakeLists.txt).
+#pragma once
+#include <torch/torch.h>

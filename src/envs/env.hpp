@@ -1,0 +1,58 @@
+// The single-env contract: a small torch-free object that writes into buffers it is handed (STYLE principle 1).
+// Batching, threads and auto-reset are VecEnv's business; an env never allocates in reset() or step().
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "envs/space.hpp"
+
+namespace rlm::envs {
+
+/// Named fields rather than a tuple read by position (gymnasium's 5-tuple minus obs and info).
+struct StepResult {
+  float reward = 0;
+  bool terminated = false;  ///< the episode reached a terminal state (no bootstrapping)
+  bool truncated = false;   ///< the episode was cut by its length limit (bootstrap from the final obs)
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  /// Canonical id, e.g. "popgym/RepeatFirstEasy"; wrappers return the id of the env they wrap.
+  virtual const std::string& id() const = 0;
+  /// Raw layout of the obs that reset() and step() write.
+  virtual const Space& observation_space() const = 0;
+  virtual const Space& action_space() const = 0;
+  /// Every episode ends (terminated or truncated) within this many steps.
+  virtual int64_t max_episode_steps() const = 0;
+  /// Starts an episode: reseeds the env's own RNG with `seed` and writes the first obs.
+  virtual void reset(uint64_t seed, std::span<float> obs) = 0;
+  /// Applies `action` (raw layout of action_space()) and writes the next obs. Throws rlm::EnvError on an invalid
+  /// action, naming the env and the action.
+  virtual StepResult step(std::span<const float> action, std::span<float> obs) = 0;
+};
+
+/// The gymnasium spelling of a canonical id, used in messages: "popgym/RepeatFirstEasy" -> "popgym-RepeatFirstEasy-v0".
+std::string gym_style_id(const std::string& canonical_id);
+
+/// Throws rlm::EnvError "popgym-RepeatFirstEasy-v0: invalid action 7 for action space Discrete(4)".
+[[noreturn]] void throw_invalid_action(const std::string& canonical_id, std::span<const float> action,
+                                       const Space& action_space);
+
+/// Throws rlm::EnvError "<id>: <what>" for a call made out of order (step before reset, step after the end).
+[[noreturn]] void throw_env_misuse(const std::string& canonical_id, const char* what);
+
+/// The integer in a Discrete(n) action, or throw_invalid_action. Inline: it runs on every step.
+inline int64_t discrete_action(std::span<const float> action, const Space& action_space, const std::string& id) {
+  const int64_t n = action_space.nvec[0];
+  if (action.size() != 1 || !(action[0] >= 0.0f && action[0] < static_cast<float>(n))) [[unlikely]]
+    throw_invalid_action(id, action, action_space);
+  const auto a = static_cast<int64_t>(action[0]);
+  if (static_cast<float>(a) != action[0]) [[unlikely]]  // 1.5 is not a valid Discrete action
+    throw_invalid_action(id, action, action_space);
+  return a;
+}
+
+}  // namespace rlm::envs

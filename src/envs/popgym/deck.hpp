@@ -1,0 +1,56 @@
+// A shoe of num_decks shuffled 52-card decks, following popgym/core/deck.py (envs.md A.0). Card ids are fixed:
+// rank = (c mod 52) div 4 (0 = Ace .. 12 = King), suit = c mod 4 ([s, d, c, h]), colour = c mod 2 ([black, red]).
+#pragma once
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "envs/rng.hpp"
+
+namespace rlm::envs::popgym {
+
+class Deck {
+ public:
+  static constexpr int kCardsPerDeck = 52;
+  static constexpr int kNumSuits = 4;
+
+  explicit Deck(int num_decks) : order_(static_cast<size_t>(num_decks * kCardsPerDeck)) {}
+
+  static int rank(int card) { return (card % kCardsPerDeck) / kNumSuits; }
+  static int suit(int card) { return card % kNumSuits; }
+  static int colour(int card) { return card % 2; }
+
+  int num_cards() const { return static_cast<int>(order_.size()); }
+  /// Undealt cards (popgym's len(deck)).
+  int remaining() const { return remaining_; }
+  /// Cards dealt since reset (the hand, had it never been discarded).
+  int num_dealt() const { return num_cards() - remaining_; }
+
+  /// Collects every card and shuffles: order_ becomes a uniform random permutation (numpy's Fisher-Yates order,
+  /// i from the top down, j uniform in [0, i]). No allocation.
+  void reset(Rng& rng) {
+    std::iota(order_.begin(), order_.end(), 0);
+    for (int i = num_cards() - 1; i > 0; --i) {
+      const auto j = static_cast<int>(rng.uniform_int(static_cast<uint64_t>(i) + 1));
+      std::swap(order_[static_cast<size_t>(i)], order_[static_cast<size_t>(j)]);
+    }
+    remaining_ = num_cards();
+  }
+
+  /// Deals one card from the END of the undealt part, as popgym does (order_[N-1], then order_[N-2], ...).
+  /// Precondition: remaining() > 0 (the envs check it; an env that steps past its end is an error there).
+  int deal() { return order_[static_cast<size_t>(--remaining_)]; }
+
+  /// The j-th most recently dealt card, j = 1 for the last one (popgym's hand[-j]). Precondition 1 <= j <= num_dealt().
+  int recent(int j) const { return order_[static_cast<size_t>(remaining_ + j - 1)]; }
+
+  /// The shuffled order; cards are dealt from its end.
+  std::span<const int> order() const { return order_; }
+
+ private:
+  std::vector<int> order_;
+  int remaining_ = 0;  // a fresh Deck has nothing to deal until reset()
+};
+
+}  // namespace rlm::envs::popgym

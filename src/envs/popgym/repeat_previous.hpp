@@ -1,0 +1,47 @@
+// Memory skill: a sliding window of length k (recall the suit seen k-1 observations before the current one).
+// Follows popgym/envs/repeat_previous.py (POPGym v1.0.7, spec in envs.md A.2; note upstream's k is off by one
+// relative to its docstring, and we keep upstream's behaviour).
+#pragma once
+#include <array>
+#include <string>
+
+#include "envs/env.hpp"
+#include "envs/popgym/deck.hpp"
+#include "envs/rng.hpp"
+
+namespace rlm::envs::popgym {
+
+struct RepeatPreviousConfig {
+  int num_decks = 1;  ///< episode length is 52 * num_decks - 1 steps
+  int k = 4;          ///< at step t >= k the target is the obs returned at step t-k (the reset obs is step 0)
+};
+
+/// Steps 1..k-1 give reward exactly 0; steps k..N-1 are scored +-1/(N-k), so a perfect episode returns +1.
+class RepeatPrevious final : public Env {
+ public:
+  RepeatPrevious(std::string id, RepeatPreviousConfig config);
+
+  const std::string& id() const override { return id_; }
+  const Space& observation_space() const override { return observation_space_; }
+  const Space& action_space() const override { return action_space_; }
+  int64_t max_episode_steps() const override { return deck_.num_cards() - 1; }
+  void reset(uint64_t seed, std::span<float> obs) override;
+  StepResult step(std::span<const float> action, std::span<float> obs) override;
+
+  // Hidden state, for tests and debugging.
+  int k() const { return k_; }
+  /// The suit the next step scores against, or -1 while the next step is unscored (fewer than k cards dealt).
+  int target_suit() const { return deck_.num_dealt() >= k_ ? Deck::suit(deck_.recent(k_)) : -1; }
+  const Deck& deck() const { return deck_; }
+
+ private:
+  std::string id_;
+  Space observation_space_ = Space::discrete(Deck::kNumSuits);
+  Space action_space_ = Space::discrete(Deck::kNumSuits);
+  Deck deck_;
+  Rng rng_;
+  int k_;
+  float reward_scale_;
+};
+
+}  // namespace rlm::envs::popgym

@@ -1,0 +1,125 @@
+#include "envs/registry.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+
+#include "core/error.hpp"
+#include "envs/popgym/position_only_cartpole.hpp"
+#include "envs/popgym/repeat_first.hpp"
+#include "envs/popgym/repeat_previous.hpp"
+#include "envs/wrappers.hpp"
+
+namespace rlm::envs {
+namespace {
+
+constexpr std::array<const char*, 3> kLevels = {"Easy", "Medium", "Hard"};
+
+/// One family: its id prefix and a factory per difficulty level (index into kLevels).
+struct FamilyRow {
+  std::string suite;   ///< "popgym"
+  std::string family;  ///< "RepeatFirst"
+  std::function<std::unique_ptr<Env>(std::string id, size_t level)> make;
+};
+
+/// Builds a row from an env type and its three presets, so each family reads as one line in the table below.
+template <class E, class Config>
+FamilyRow family(std::string suite, std::string name, std::array<Config, 3> presets) {
+  return {std::move(suite), std::move(name), [presets](std::string id, size_t level) -> std::unique_ptr<Env> {
+            return std::make_unique<E>(std::move(id), presets[level]);
+          }};
+}
+
+/// The registry. Presets are the difficulty classes at the bottom of each popgym env file (envs.md A.1, A.2, A.10).
+const std::vector<FamilyRow>& table() {
+  using namespace popgym;  // in a .cpp, for the table's readability only
+  static const std::vector<FamilyRow> rows = {
+      family<RepeatFirst, RepeatFirstConfig>("popgym", "RepeatFirst",
+                                             {{{.num_decks = 1}, {.num_decks = 8}, {.num_decks = 16}}}),
+      family<RepeatPrevious, RepeatPreviousConfig>(
+          "popgym", "RepeatPrevious",
+          {{{.num_decks = 1, .k = 4}, {.num_decks = 2, .k = 32}, {.num_decks = 3, .k = 64}}}),
+      family<PositionOnlyCartPole, PositionOnlyCartPoleConfig>(
+          "popgym", "PositionOnlyCartPole",
+          {{{.max_episode_length = 200}, {.max_episode_length = 400}, {.max_episode_length = 600}}}),
+  };
+  return rows;
+}
+
+std::string make_id(const FamilyRow& row, size_t level) { return row.suite + "/" + row.family + kLevels[level]; }
+
+/// gymnasium spelling "suite-Name-v0" -> "suite/Name"; anything else is returned unchanged.
+std::string from_gym_spelling(const std::string& id) {
+  const auto dash = id.find('-');
+  if (dash == std::string::npos || id.find('/') != std::string::npos || !id.ends_with("-v0")) return id;
+  const std::string name = id.substr(dash + 1, id.size() - 3 - (dash + 1));
+  if (name.empty() || name.find('-') != std::string::npos) return id;
+  return id.substr(0, dash) + "/" + name;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// Finds the row and level of a canonical id; false if none.
+bool lookup(const std::string& canonical, const FamilyRow*& row, size_t& level) {
+  for (const FamilyRow& r : table())
+    for (size_t l = 0; l < kLevels.size(); ++l)
+      if (make_id(r, l) == canonical) {
+        row = &r;
+        level = l;
+        return true;
+      }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> registered_env_ids() {
+  std::vector<std::string> ids;
+  for (const FamilyRow& r : table())
+    for (size_t l = 0; l < kLevels.size(); ++l) ids.push_back(make_id(r, l));
+  return ids;
+}
+
+std::string canonical_env_id(const std::string& id) {
+  const std::string canonical = from_gym_spelling(id);
+  const FamilyRow* row = nullptr;
+  size_t level = 0;
+  if (lookup(canonical, row, level)) return canonical;
+
+  std::vector<std::string> ids = registered_env_ids();
+  std::stable_sort(ids.begin(), ids.end(), [&](const std::string& a, const std::string& b) {
+    return edit_distance(canonical, a) < edit_distance(canonical, b);
+  });
+  ids.resize(std::min<size_t>(ids.size(), 3));
+  throw EnvError(fmt::format("unknown env id '{}' (did you mean {}?)", id, fmt::join(ids, ", ")));
+}
+
+std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options) {
+  const std::string canonical = canonical_env_id(id);
+  const FamilyRow* row = nullptr;
+  size_t level = 0;
+  lookup(canonical, row, level);
+  std::unique_ptr<Env> env = row->make(canonical, level);
+  if (options.previous_action) env = std::make_unique<PreviousAction>(std::move(env));
+  if (options.antialias) env = std::make_unique<Antialias>(std::move(env));
+  if (options.flatten) env = std::make_unique<Flatten>(std::move(env));
+  return env;
+}
+
+}  // namespace rlm::envs

@@ -1,0 +1,134 @@
+#include "envs/vec_env.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/seed.hpp"
+
+namespace rlm::envs {
+
+VecEnv::VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t seed, const WrapperOptions& options)
+    : num_envs_(num_envs), num_threads_(std::min(num_threads, num_envs)), seed_(seed) {
+  if (num_envs < 1) throw EnvError(fmt::format("VecEnv '{}': num_envs must be >= 1, got {}", id, num_envs));
+  if (num_threads < 1) throw EnvError(fmt::format("VecEnv '{}': num_threads must be >= 1, got {}", id, num_threads));
+  envs_.reserve(static_cast<size_t>(num_envs));
+  for (int i = 0; i < num_envs; ++i) envs_.push_back(make_env(id, options));
+  obs_size_ = envs_[0]->observation_space().raw_size();
+  action_size_ = envs_[0]->action_space().raw_size();
+  const auto n = static_cast<size_t>(num_envs);
+  obs_.assign(n * static_cast<size_t>(obs_size_), 0.0f);
+  final_obs_.assign(n * static_cast<size_t>(obs_size_), 0.0f);
+  rewards_.assign(n, 0.0f);
+  terminated_.assign(n, 0);
+  truncated_.assign(n, 0);
+  episode_counters_.assign(n, 0);
+  // Static contiguous chunks: the partition (not the thread timing) fixes which thread steps which env.
+  for (int c = 0; c <= num_threads_; ++c)
+    chunk_begin_.push_back(static_cast<int>(static_cast<int64_t>(c) * num_envs_ / num_threads_));
+  errors_.resize(static_cast<size_t>(num_threads_));
+  for (int c = 1; c < num_threads_; ++c) workers_.emplace_back([this, c] { worker_loop(c); });
+}
+
+VecEnv::~VecEnv() {
+  stopping_.store(true, std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
+  workers_.clear();  // joins
+}
+
+void VecEnv::set_episode_counters(std::vector<uint64_t> counters) {
+  if (counters.size() != episode_counters_.size())
+    throw EnvError(
+        fmt::format("VecEnv '{}': set_episode_counters got {} counters for {} envs", id(), counters.size(), num_envs_));
+  episode_counters_ = std::move(counters);
+}
+
+void VecEnv::reset() {
+  run(Task::Reset);
+  needs_reset_ = false;
+}
+
+void VecEnv::step(std::span<const float> actions) {
+  if (needs_reset_) throw EnvError(fmt::format("VecEnv '{}': step() called before reset()", id()));
+  if (static_cast<int64_t>(actions.size()) != num_envs_ * action_size_)
+    throw EnvError(fmt::format("VecEnv '{}': step() got {} action floats, want num_envs * action_size = {} * {}", id(),
+                               actions.size(), num_envs_, action_size_));
+  actions_ = actions.data();
+  run(Task::Step);
+}
+
+void VecEnv::reset_env(int i) {
+  const auto row = static_cast<size_t>(i) * static_cast<size_t>(obs_size_);
+  uint64_t& episode = episode_counters_[static_cast<size_t>(i)];
+  envs_[static_cast<size_t>(i)]->reset(derive_seed(seed_, {kEnvStream, static_cast<uint64_t>(i), episode}),
+                                       std::span<float>(obs_).subspan(row, static_cast<size_t>(obs_size_)));
+  ++episode;
+}
+
+void VecEnv::run_chunk(int chunk) noexcept {
+  const auto d = static_cast<size_t>(obs_size_);
+  const auto a = static_cast<size_t>(action_size_);
+  try {
+    for (int i = chunk_begin_[static_cast<size_t>(chunk)]; i < chunk_begin_[static_cast<size_t>(chunk) + 1]; ++i) {
+      const auto u = static_cast<size_t>(i);
+      if (task_ == Task::Reset) {
+        reset_env(i);
+        rewards_[u] = 0.0f;
+        terminated_[u] = truncated_[u] = 0;
+        continue;
+      }
+      float* obs = obs_.data() + u * d;
+      const StepResult r = envs_[u]->step({actions_ + u * a, a}, {obs, d});
+      rewards_[u] = r.reward;
+      terminated_[u] = r.terminated;
+      truncated_[u] = r.truncated;
+      if (r.terminated || r.truncated) {
+        // Keep the last obs for bootstrapping on truncation before the reset overwrites the row.
+        std::copy(obs, obs + d, final_obs_.data() + u * d);
+        reset_env(i);
+      }
+    }
+  } catch (...) {
+    errors_[static_cast<size_t>(chunk)] = std::current_exception();
+  }
+}
+
+void VecEnv::worker_loop(int chunk) {
+  uint64_t seen = 0;
+  while (true) {
+    generation_.wait(seen, std::memory_order_acquire);
+    seen = generation_.load(std::memory_order_acquire);
+    if (stopping_.load(std::memory_order_relaxed)) return;
+    run_chunk(chunk);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+  }
+}
+
+void VecEnv::run(Task task) {
+  task_ = task;
+  if (num_threads_ > 1) {
+    pending_.store(num_threads_ - 1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);  // publishes task_ and actions_
+    generation_.notify_all();
+  }
+  run_chunk(0);
+  if (num_threads_ > 1) {
+    // Wait for every worker even when chunk 0 failed: they still write into our buffers.
+    for (int left = pending_.load(std::memory_order_acquire); left != 0;
+         left = pending_.load(std::memory_order_acquire))
+      pending_.wait(left, std::memory_order_acquire);
+  }
+  for (std::exception_ptr& e : errors_) {
+    if (e) {
+      needs_reset_ = true;
+      std::exception_ptr first = std::exchange(e, nullptr);
+      for (std::exception_ptr& other : errors_) other = nullptr;
+      std::rethrow_exception(first);
+    }
+  }
+}
+
+}  // namespace rlm::envs

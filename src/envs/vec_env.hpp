@@ -1,0 +1,86 @@
+// A batch of envs stepped together, with auto-reset and a small persistent thread pool (STYLE principle 5: env
+// authors never see batching or threads). Env i's k-th episode is seeded derive_seed(seed, {kEnvStream, i, k}), and
+// envs are split into fixed contiguous chunks, so every output is bitwise independent of num_threads.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "envs/env.hpp"
+#include "envs/registry.hpp"
+
+namespace rlm::envs {
+
+class VecEnv {
+ public:
+  /// num_threads is capped at num_envs; 1 runs everything inline on the calling thread.
+  VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t seed, const WrapperOptions& options = {});
+  ~VecEnv();
+  VecEnv(const VecEnv&) = delete;
+  VecEnv& operator=(const VecEnv&) = delete;
+
+  int num_envs() const { return num_envs_; }
+  int num_threads() const { return num_threads_; }
+  int64_t obs_size() const { return obs_size_; }        ///< raw obs floats of one env
+  int64_t action_size() const { return action_size_; }  ///< raw action floats of one env
+  const Space& observation_space() const { return envs_[0]->observation_space(); }
+  const Space& action_space() const { return envs_[0]->action_space(); }
+  int64_t max_episode_steps() const { return envs_[0]->max_episode_steps(); }
+  const std::string& id() const { return envs_[0]->id(); }
+
+  /// Starts a new episode in every env (episode index = its episode counter, which then increments).
+  void reset();
+  /// actions: [num_envs, action_size] row-major. An env whose episode ends is reset at once: obs() then holds its
+  /// reset obs and final_obs() the obs the episode ended on. An exception thrown by any env (e.g. rlm::EnvError for an
+  /// invalid action) is rethrown here after every thread has finished; the batch is then mid-step and needs reset().
+  void step(std::span<const float> actions);
+
+  std::span<const float> obs() const { return obs_; }              ///< [num_envs, obs_size]: obs for the next action
+  std::span<const float> final_obs() const { return final_obs_; }  ///< [num_envs, obs_size]: valid where done
+  std::span<const float> rewards() const { return rewards_; }
+  std::span<const uint8_t> terminated() const { return terminated_; }
+  std::span<const uint8_t> truncated() const { return truncated_; }
+
+  /// Episodes started per env; env i's next reset starts episode episode_counters()[i].
+  const std::vector<uint64_t>& episode_counters() const { return episode_counters_; }
+  /// For resuming a run: the next reset of env i (explicit or automatic) starts episode counters[i].
+  void set_episode_counters(std::vector<uint64_t> counters);
+
+ private:
+  enum class Task { Reset, Step };
+
+  void run(Task task);                 // runs `task` over every chunk and rethrows the first error
+  void run_chunk(int chunk) noexcept;  // runs the current task over one chunk, storing any exception
+  void reset_env(int i);
+  void worker_loop(int chunk);
+
+  int num_envs_;
+  int num_threads_;
+  uint64_t seed_;
+  int64_t obs_size_ = 0;
+  int64_t action_size_ = 0;
+  bool needs_reset_ = true;
+
+  std::vector<std::unique_ptr<Env>> envs_;
+  std::vector<float> obs_, final_obs_, rewards_;
+  std::vector<uint8_t> terminated_, truncated_;
+  std::vector<uint64_t> episode_counters_;
+  std::vector<int> chunk_begin_;  // chunk c covers envs [chunk_begin_[c], chunk_begin_[c + 1])
+
+  // Pool: the caller publishes task_/actions_, bumps generation_ and runs chunk 0; worker c runs chunk c and
+  // decrements pending_. atomic wait/notify spin briefly and then sleep in the kernel, so idle workers cost nothing.
+  Task task_ = Task::Reset;
+  const float* actions_ = nullptr;
+  std::vector<std::exception_ptr> errors_;  // one slot per chunk
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stopping_{false};
+  std::vector<std::jthread> workers_;  // last member: joined (in ~VecEnv) before anything they use is destroyed
+};
+
+}  // namespace rlm::envs

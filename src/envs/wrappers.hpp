@@ -1,0 +1,78 @@
+// Observation wrappers of popgym/wrappers (envs.md A.0), as Env decorators. The POPGym paper feeds PPO with
+// Flatten(Antialias(PreviousAction(env))): the obs tuple (env obs..., previous action, is_t0), one-hot encoded.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "envs/env.hpp"
+
+namespace rlm::envs {
+
+/// Shared plumbing: forwards id, action space and episode length to the wrapped env.
+class Wrapper : public Env {
+ public:
+  explicit Wrapper(std::unique_ptr<Env> inner);
+  const std::string& id() const override { return inner_->id(); }
+  const Space& action_space() const override { return inner_->action_space(); }
+  int64_t max_episode_steps() const override { return inner_->max_episode_steps(); }
+  const Env& inner() const { return *inner_; }
+
+ protected:
+  std::unique_ptr<Env> inner_;
+};
+
+/// obs -> Tuple(obs parts..., action_space): appends the action that produced the obs, since some envs' obs do not
+/// say which action was taken. At reset the "null action" is written: 0 for discrete parts, 0 clamped into the
+/// bounds for Box parts (gymnasium uses low when 0 is outside the Box).
+class PreviousAction final : public Wrapper {
+ public:
+  explicit PreviousAction(std::unique_ptr<Env> inner);
+  const Space& observation_space() const override { return observation_space_; }
+  void reset(uint64_t seed, std::span<float> obs) override;
+  StepResult step(std::span<const float> action, std::span<float> obs) override;
+
+ private:
+  Space observation_space_;
+  std::vector<float> null_action_;
+  size_t inner_size_;  // the inner obs is a prefix of ours, so the inner env writes straight into our buffer
+};
+
+/// obs -> Tuple(obs parts..., Discrete(2)): appends is_t0, 1 on the reset obs and 0 after every step, so a policy
+/// can tell a genuine first step from a zero-padded one.
+class Antialias final : public Wrapper {
+ public:
+  explicit Antialias(std::unique_ptr<Env> inner);
+  const Space& observation_space() const override { return observation_space_; }
+  void reset(uint64_t seed, std::span<float> obs) override;
+  StepResult step(std::span<const float> action, std::span<float> obs) override;
+
+ private:
+  Space observation_space_;
+  size_t inner_size_;
+};
+
+/// obs -> Box(encoded_size): gymnasium flatten of the whole obs (one-hot for Discrete/MultiDiscrete parts, Box parts
+/// copied, Tuple parts concatenated in order). The action space is left as it is.
+class Flatten final : public Wrapper {
+ public:
+  explicit Flatten(std::unique_ptr<Env> inner);
+  const Space& observation_space() const override { return observation_space_; }
+  void reset(uint64_t seed, std::span<float> obs) override;
+  StepResult step(std::span<const float> action, std::span<float> obs) override;
+
+  /// One leaf block of the encoding, precomputed so that a step is a flat loop (Space::encode would walk the tuple
+  /// tree and recompute its sizes on every call).
+  struct Block {
+    int64_t size;  ///< floats written: n for a one-hot block, 1 for a copied Box component
+    bool one_hot;
+  };
+
+ private:
+  void encode(std::span<float> out) const;
+
+  Space observation_space_;
+  std::vector<Block> blocks_;  // one per raw float, in raw order
+  std::vector<float> raw_;     // the inner env's raw obs, preallocated
+};
+
+}  // namespace rlm::envs

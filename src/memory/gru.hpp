@@ -1,0 +1,20 @@
+// GRU backend: POPGym's baseline memory (popgym/baselines/ray_models/ray_gru.py; models_algos.md §2.4):
+// one nn.GRU layer with PyTorch's default initialisation and a zero initial state.
+#pragma once
+#include "memory/memory.hpp"
+
+namespace rlm::memory {
+
+class Gru : public Memory {
+ public:
+  Gru(int64_t input_size, int64_t hidden_size);
+  int64_t output_size() const override { return hidden_size_; }
+  MemoryState initial_state(int64_t batch, const torch::Device& device) const override;
+  MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
+
+ private:
+  int64_t hidden_size_;
+  torch::nn::GRU gru_{nullptr};
+};
+
+}  // namespace rlm::memory
