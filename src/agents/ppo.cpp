@@ -385,6 +385,9 @@ TrainSummary PpoTrainer::train() {
     const double mean_return =
         returns.empty() ? std::nan("") : std::accumulate(returns.begin(), returns.end(), 0.0) / returns.size();
     const double sps = steps / seconds;
+    const double rollout_seconds = std::chrono::duration<double>(rollout_end - start).count();
+    summary.rollout_seconds += rollout_seconds;
+    summary.update_seconds += seconds - rollout_seconds;
     if (iteration_ % config_.logging.every == 0 || env_steps_ >= config_.algo.total_steps) {
       metrics_->log(env_steps_,
                     {{"charts/episode_return_mean", mean_return},
@@ -392,7 +395,7 @@ TrainSummary PpoTrainer::train() {
                      {"charts/episode_length_mean", static_cast<double>(steps) / std::max<size_t>(1, returns.size())},
                      {"charts/iteration", static_cast<double>(iteration_)},
                      {"charts/steps_per_second", sps},
-                     {"charts/rollout_seconds", std::chrono::duration<double>(rollout_end - start).count()},
+                     {"charts/rollout_seconds", rollout_seconds},
                      {"charts/iteration_seconds", seconds},
                      {"losses/policy_loss", stats.policy_loss},
                      {"losses/value_loss", stats.value_loss},

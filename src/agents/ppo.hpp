@@ -21,6 +21,8 @@ struct TrainSummary {
   int64_t iterations = 0;
   int64_t env_steps = 0;
   double last_return_mean = 0.0;  ///< mean episode return of the last iteration
+  double rollout_seconds = 0.0;   ///< time spent collecting rollouts in this call of train()
+  double update_seconds = 0.0;    ///< time spent in GAE, batching and SGD in this call of train()
 };
 
 /// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).

@@ -18,22 +18,30 @@ namespace rlm::app {
 namespace fs = std::filesystem;
 
 int bench_command(const Args& args) {
-  const auto parsed = parse_args(args, {"json", "iterations"}, {"quick"}, false);
+  const auto parsed = parse_args(args, {"json", "device"}, {"quick"}, false);
   const bool quick = parsed.has("quick");
-  const int iterations = parsed.has("iterations") ? std::stoi(*parsed.get("iterations")) : (quick ? 1 : 2);
+  const std::string device = parsed.get("device").value_or("cpu");
   struct Case {
     std::string name, config;
+    int iterations, torch_threads;
   };
-  const std::vector<Case> cases = {{"learning-test config (configs/gru_repeat_first.yaml)", "configs/gru_repeat_first.yaml"},
-                                   {"POPGym paper config (configs/paper/gru_repeat_first_easy.yaml)",
-                                    "configs/paper/gru_repeat_first_easy.yaml"}};
+  // Whole iterations (rollout + update), so the figure is what a training run sees.
+  std::vector<Case> cases = {{"learning-test config, 1 torch thread", "configs/gru_repeat_first.yaml", 5, 1},
+                             {"learning-test config, 2 torch threads", "configs/gru_repeat_first.yaml", 5, 2},
+                             {"POPGym paper config, 1 torch thread", "configs/paper/gru_repeat_first_easy.yaml", 1, 1},
+                             {"POPGym paper config, 2 torch threads", "configs/paper/gru_repeat_first_easy.yaml", 1, 2}};
+  if (quick) cases.resize(1);
   nlohmann::json results = nlohmann::json::array();
   const fs::path scratch = fs::temp_directory_path() / fmt::format("rlm-bench-{}", ::getpid());
-  fmt::print("{:<66} {:>10} {:>12} {:>14}\n", "PPO + GRU end-to-end (CPU)", "env steps", "seconds", "env steps/s");
+  fmt::print("PPO + GRU on RepeatFirstEasy, end to end, device {}\n", device);
+  fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "case", "env steps", "seconds", "rollout %", "update %",
+             "env steps/s");
   for (const auto& c : cases) {
-    Config config = load_config(c.config, {"logging.tensorboard=false", "logging.console=false", "experiment.device=cpu"});
-    // Stop after `iterations` iterations: every iteration collects at least num_envs * steps_per_env steps.
-    config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.steps_per_env * iterations;
+    Config config = load_config(c.config, {"logging.tensorboard=false", "logging.console=false",
+                                           "experiment.device=" + device,
+                                           "experiment.torch_threads=" + std::to_string(c.torch_threads)});
+    // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
+    config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.steps_per_env * c.iterations;
     config.checkpoint.every = 1 << 30;
     const fs::path run_dir = scratch / fs::path(c.config).stem();
     fs::create_directories(run_dir);
@@ -42,10 +50,14 @@ int bench_command(const Args& args) {
     const auto summary = trainer.train();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double sps = summary.env_steps / seconds;
-    fmt::print("{:<66} {:>10} {:>12.2f} {:>14.0f}\n", c.name, summary.env_steps, seconds, sps);
-    results.push_back({{"case", c.name}, {"config", c.config}, {"env_steps", summary.env_steps},
+    const double rollout_share = 100.0 * summary.rollout_seconds / seconds;
+    const double update_share = 100.0 * summary.update_seconds / seconds;
+    fmt::print("{:<40} {:>10} {:>10.2f} {:>10.1f} {:>10.1f} {:>12.0f}\n", c.name, summary.env_steps, seconds,
+               rollout_share, update_share, sps);
+    results.push_back({{"case", c.name}, {"config", c.config}, {"device", device}, {"env_steps", summary.env_steps},
                        {"iterations", summary.iterations}, {"seconds", seconds}, {"env_steps_per_second", sps},
-                       {"torch_threads", config.experiment.torch_threads}});
+                       {"rollout_seconds", summary.rollout_seconds}, {"update_seconds", summary.update_seconds},
+                       {"torch_threads", c.torch_threads}});
   }
   fs::remove_all(scratch);
   if (auto json = parsed.get("json")) write_file_atomic(*json, results.dump(2) + "\n");

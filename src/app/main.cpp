@@ -16,7 +16,7 @@ constexpr const char* kUsage = R"(usage: rlm <command> [options]
   train --config FILE [key.path=value ...]   train a new run (runs/<name>/<timestamp>/)
   train --resume RUN_DIR [key.path=value ...] continue a run from its newest checkpoint
   eval  --run RUN_DIR [--episodes N] [--deterministic] [--checkpoint FILE]
-  bench [--quick] [--json FILE]              end-to-end PPO throughput
+  bench [--quick] [--device D] [--json FILE] end-to-end PPO throughput
   envs                                       list environment ids with their spaces
 )";
 

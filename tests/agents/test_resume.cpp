@@ -120,3 +120,21 @@ TEST_CASE("ppo: truncated or corrupt checkpoints give a CheckpointError", "[agen
   CHECK_THROWS_AS(again.resume(), rlm::CheckpointError);  // no checkpoint left at all
   fs::remove_all(dir);
 }
+
+TEST_CASE("ppo: results do not depend on the number of env worker threads", "[agents][threads]") {
+  auto one = small_config(400);
+  auto two = small_config(400);
+  one.env.num_threads = 1;
+  two.env.num_threads = 2;
+  rlm::agents::PpoTrainer a(one, fresh_dir("threads1"));
+  rlm::agents::PpoTrainer b(two, fresh_dir("threads2"));
+  const auto ra = a.train();
+  const auto rb = b.train();
+  CHECK(ra.env_steps == rb.env_steps);
+  CHECK(ra.last_return_mean == rb.last_return_mean);
+  auto pb = b.model()->named_parameters();
+  for (const auto& item : a.model()->named_parameters()) {
+    INFO(item.key());
+    CHECK(torch::equal(item.value(), pb[item.key()]));
+  }
+}
