@@ -24,6 +24,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "agents/checkpoint.hpp"
 #include "agents/gae.hpp"
@@ -44,6 +45,10 @@ torch::Device resolve_device(const std::string& device) {
     return torch::kCUDA;
   }
   return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+void set_torch_threads(int threads) {
+  torch::set_num_threads(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 std::vector<int64_t> discrete_action_components(const envs::Space& space, const std::string& env_id) {
@@ -75,7 +80,7 @@ struct PpoTrainer::LossStats {
 
 PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
     : config_(config), run_dir_(std::move(run_dir)), device_(resolve_device(config.experiment.device)) {
-  torch::set_num_threads(config_.experiment.torch_threads);
+  set_torch_threads(config_.experiment.torch_threads);
   const auto seed = static_cast<uint64_t>(config_.experiment.seed);
   envs::WrapperOptions wrappers{.previous_action = config_.env.previous_action,
                                 .antialias = config_.env.antialias,

@@ -28,6 +28,9 @@ struct TrainSummary {
 /// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).
 torch::Device resolve_device(const std::string& device);
 
+/// Applies experiment.torch_threads (0 = every hardware thread).
+void set_torch_threads(int threads);
+
 /// Action components of a Discrete or MultiDiscrete space (throws ConfigError for other spaces).
 std::vector<int64_t> discrete_action_components(const envs::Space& space, const std::string& env_id);
 

@@ -48,7 +48,7 @@ int eval_command(const Args& args) {
     throw CheckpointError(fmt::format("run '{}' has no checkpoint to evaluate", run_dir.string()));
   }
 
-  torch::set_num_threads(config.experiment.torch_threads);
+  agents::set_torch_threads(config.experiment.torch_threads);
   const auto device = agents::resolve_device(config.experiment.device);
   const auto seed = derive_seed(static_cast<uint64_t>(config.experiment.seed), {kEvalStream});
   const int num_envs = static_cast<int>(std::min<int64_t>(episodes, config.env.num_envs));

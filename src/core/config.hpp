@@ -43,8 +43,9 @@ struct ExperimentConfig {
   int64_t seed = 0;
   /// Where torch runs: auto (cuda when available), cpu or cuda.
   std::string device = "auto";
-  /// Threads torch may use for intra-op parallelism.
-  int torch_threads = 1;
+  /// Threads torch may use for intra-op parallelism; 0 = every hardware thread. Results are bitwise reproducible
+  /// for a fixed value (reductions split by thread count), so tests and the learning config pin it to 1.
+  int torch_threads = 0;
   /// Folder under which run folders are created.
   std::string runs_dir = "runs";
 
@@ -53,7 +54,7 @@ struct ExperimentConfig {
     v.field("name", name, non_empty());
     v.field("seed", seed, at_least(0));
     v.field("device", device, one_of({"auto", "cpu", "cuda"}));
-    v.field("torch_threads", torch_threads, at_least(1));
+    v.field("torch_threads", torch_threads, at_least(0));
     v.field("runs_dir", runs_dir, non_empty());
   }
   bool operator==(const ExperimentConfig&) const = default;

@@ -22,6 +22,7 @@ rlm::Config small_config(int64_t total_steps) {
   rlm::Config c;
   c.experiment.seed = 11;
   c.experiment.device = "cpu";
+  c.experiment.torch_threads = 1;
   c.env.id = "popgym/RepeatFirstEasy";
   c.env.num_envs = 4;
   c.env.num_threads = 2;

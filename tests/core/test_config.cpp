@@ -38,7 +38,7 @@ TEST_CASE("defaults are the POPGym paper's PPO values", "[config]") {
   CHECK(c.experiment.name == "experiment");
   CHECK(c.experiment.seed == 0);
   CHECK(c.experiment.device == "auto");
-  CHECK(c.experiment.torch_threads == 1);
+  CHECK(c.experiment.torch_threads == 0);
   CHECK(c.experiment.runs_dir == "runs");
   CHECK(c.env.id == "popgym/RepeatFirstEasy");
   CHECK(c.env.num_envs == 64);
