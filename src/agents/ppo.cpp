@@ -365,7 +365,7 @@ PpoTrainer::LossStats PpoTrainer::update(const Batch& batch) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-TrainSummary PpoTrainer::train() {
+TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
   if (!metrics_) metrics_ = std::make_unique<MetricsLogger>(run_dir_, config_.logging.tensorboard);
   ProgressLine progress(config_.algo.total_steps, config_.logging.console);
   TrainSummary summary;
@@ -411,8 +411,10 @@ TrainSummary PpoTrainer::train() {
     }
     progress.update(env_steps_, env_steps_ / std::max(1e-9, elapsed_seconds_), mean_return,
                     static_cast<int64_t>(returns.size()));
-    save(/*force=*/env_steps_ >= config_.algo.total_steps);
     summary.last_return_mean = mean_return;
+    summary.interrupted = env_steps_ < config_.algo.total_steps && stop_requested && stop_requested();
+    save(/*force=*/env_steps_ >= config_.algo.total_steps || summary.interrupted);
+    if (summary.interrupted) break;
   }
   progress.finish();
   summary.iterations = iteration_;

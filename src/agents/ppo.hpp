@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,7 @@ struct TrainSummary {
   double last_return_mean = 0.0;  ///< mean episode return of the last iteration
   double rollout_seconds = 0.0;   ///< time spent collecting rollouts in this call of train()
   double update_seconds = 0.0;    ///< time spent in GAE, batching and SGD in this call of train()
+  bool interrupted = false;       ///< train() stopped early because stop_requested() turned true
 };
 
 /// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).
@@ -41,8 +43,9 @@ class PpoTrainer {
   ~PpoTrainer();
   /// Restores the newest checkpoint of run_dir (throws CheckpointError if there is none or it is unreadable).
   void resume();
-  /// Trains until algo.total_steps env steps have been collected.
-  TrainSummary train();
+  /// Trains until algo.total_steps env steps have been collected, or until `stop_requested` returns true (checked
+  /// after every iteration; a checkpoint is then written so the run can be resumed).
+  TrainSummary train(const std::function<bool()>& stop_requested = {});
   ActorCritic& model() { return model_; }
 
  private:

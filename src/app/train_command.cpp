@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 
 #include "agents/ppo.hpp"
@@ -17,6 +18,33 @@
 namespace rlm::app {
 namespace fs = std::filesystem;
 namespace {
+
+// Ctrl-C (SIGINT) or SIGTERM asks the trainer to stop after the current iteration and write a checkpoint; a second
+// signal kills the process at once (the default action is restored by the first).
+volatile std::sig_atomic_t g_stop_requested = 0;
+
+extern "C" void request_stop(int signal) {
+  g_stop_requested = 1;
+  std::signal(signal, SIG_DFL);
+}
+
+agents::TrainSummary train_until_done_or_stopped(agents::PpoTrainer& trainer, const fs::path& run_dir) {
+  g_stop_requested = 0;
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+  const auto summary = trainer.train([] { return g_stop_requested != 0; });
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (summary.interrupted) {
+    fmt::print("[train] stopped at {} env steps (iteration {}); checkpoint written. Continue with:\n"
+               "  ./rlm train --resume {}\n",
+               summary.env_steps, summary.iterations, run_dir.string());
+  } else {
+    fmt::print("[train] done: {} env steps in {} iterations, last mean return {:.4f}\n", summary.env_steps,
+               summary.iterations, summary.last_return_mean);
+  }
+  return summary;
+}
 
 // runs/<name>/<UTC timestamp>, with a numeric suffix if two runs start in the same second.
 fs::path new_run_dir(const Config& config) {
@@ -45,10 +73,7 @@ int train_command(const Args& args) {
     trainer.resume();
     if (!parsed.overrides.empty()) write_file_atomic(run_dir / "config.yaml", to_yaml(config));
     fmt::print("[train] resuming {}\n", run_dir.string());
-    const auto summary = trainer.train();
-    fmt::print("[train] done: {} env steps in {} iterations, last mean return {:.4f}\n", summary.env_steps,
-               summary.iterations, summary.last_return_mean);
-    return 0;
+    return train_until_done_or_stopped(trainer, run_dir).interrupted ? 130 : 0;
   }
 
   const Config config = load_config(*config_file, parsed.overrides);
@@ -57,9 +82,7 @@ int train_command(const Args& args) {
   fs::create_directories(run_dir);
   write_file_atomic(run_dir / "config.yaml", to_yaml(config));
   fmt::print("[train] run folder {}\n", run_dir.string());
-  const auto summary = trainer.train();
-  fmt::print("[train] done: {} env steps in {} iterations, last mean return {:.4f}\n", summary.env_steps,
-             summary.iterations, summary.last_return_mean);
+  if (train_until_done_or_stopped(trainer, run_dir).interrupted) return 130;
   fmt::print("[train] evaluate with: ./rlm eval --run {} --episodes 100\n", run_dir.string());
   return 0;
 }

@@ -34,3 +34,24 @@ cat resume.log
 [ "$(wc -l <"$run/metrics.jsonl")" -eq 4 ] || { echo "FAIL: resumed run should have 4 metric rows"; exit 1; }
 grep -q 'total_steps: 800' "$run/config.yaml" || { echo "FAIL: resumed config not saved"; exit 1; }
 echo "cli train/eval/resume ok"
+
+# SIGINT stops after the current iteration with a checkpoint (exit 130), and --resume finishes the run.
+"$RLM" train --config "$REPO/configs/gru_repeat_first.yaml" "${tiny[@]}" experiment.name=interrupt \
+  checkpoint.every=1000 algo.total_steps=100000000 >interrupt.log 2>&1 &
+pid=$!
+run2=""
+for _ in $(seq 1 200); do  # wait until the first iteration has been logged
+  run2=$(ls -d runs/interrupt/* 2>/dev/null || true)
+  [ -n "$run2" ] && [ -s "$run2/metrics.jsonl" ] && break
+  sleep 0.1
+done
+kill -INT "$pid"
+status=0
+wait "$pid" || status=$?
+cat interrupt.log
+[ "$status" -eq 130 ] || { echo "FAIL: interrupted train should exit 130, got $status"; exit 1; }
+ls "$run2"/checkpoints/ckpt_*.rlmckpt >/dev/null || { echo "FAIL: no checkpoint after SIGINT"; exit 1; }
+grep -q 'train --resume' interrupt.log || { echo "FAIL: no resume hint"; exit 1; }
+"$RLM" train --resume "$run2" algo.total_steps=1000 >resume2.log
+grep -q '\[train\] done' resume2.log || { echo "FAIL: resume after SIGINT did not finish"; exit 1; }
+echo "cli interrupt/resume ok"
