@@ -32,6 +32,12 @@ class Env {
   /// Applies `action` (raw layout of action_space()) and writes the next obs. Throws rlm::EnvError on an invalid
   /// action, naming the env and the action.
   virtual StepResult step(std::span<const float> action, std::span<float> obs) = 0;
+
+  /// popgym's get_state(): the env's full state as a raw value of *state_space() (the Markovian wrapper's obs);
+  /// nullptr for an env that exposes none.
+  virtual const Space* state_space() const { return nullptr; }
+  /// Writes the current state (raw layout of *state_space()). Only called when state_space() is not null.
+  virtual void write_state(std::span<float> state) const { (void)state; }
 };
 
 /// The gymnasium spelling of a canonical id, used in messages: "popgym/RepeatFirstEasy" -> "popgym-RepeatFirstEasy-v0".

@@ -11,6 +11,7 @@
 #include "envs/popgym/position_only_cartpole.hpp"
 #include "envs/popgym/repeat_first.hpp"
 #include "envs/popgym/repeat_previous.hpp"
+// <<< new env headers above this line >>>
 #include "envs/wrappers.hpp"
 
 namespace rlm::envs {
@@ -45,6 +46,7 @@ const std::vector<FamilyRow>& table() {
       family<PositionOnlyCartPole, PositionOnlyCartPoleConfig>(
           "popgym", "PositionOnlyCartPole",
           {{{.max_episode_length = 200}, {.max_episode_length = 400}, {.max_episode_length = 600}}}),
+      // <<< new families above this line >>>
   };
   return rows;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <numeric>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "envs/rng.hpp"
@@ -35,6 +36,19 @@ class Deck {
       const auto j = static_cast<int>(rng.uniform_int(static_cast<uint64_t>(i) + 1));
       std::swap(order_[static_cast<size_t>(i)], order_[static_cast<size_t>(j)]);
     }
+    remaining_ = num_cards();
+  }
+
+  /// Collects every card into the given order (a permutation of 0..N-1), as if reset() had shuffled it so: the golden
+  /// replay tests restore the deck popgym recorded. Throws std::invalid_argument if `order` is not a permutation.
+  void set_order(std::span<const int> order) {
+    if (order.size() != order_.size()) throw std::invalid_argument("Deck::set_order: wrong number of cards");
+    std::vector<char> seen(order_.size(), 0);
+    for (int c : order) {
+      if (c < 0 || c >= num_cards() || seen[static_cast<size_t>(c)]) throw std::invalid_argument("Deck::set_order: not a permutation");
+      seen[static_cast<size_t>(c)] = 1;
+    }
+    std::copy(order.begin(), order.end(), order_.begin());
     remaining_ = num_cards();
   }
 

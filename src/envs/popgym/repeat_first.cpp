@@ -17,6 +17,15 @@ RepeatFirst::RepeatFirst(std::string id, RepeatFirstConfig config)
 void RepeatFirst::reset(uint64_t seed, std::span<float> obs) {
   rng_.reseed(seed);
   deck_.reset(rng_);
+  start_episode(obs);
+}
+
+void RepeatFirst::restore_golden(const nlohmann::json& state, std::span<float> obs) {
+  deck_.set_order(state.at("deck_idx").get<std::vector<int>>());
+  start_episode(obs);
+}
+
+void RepeatFirst::start_episode(std::span<float> obs) {
   const int card = deck_.deal();
   target_suit_ = Deck::suit(card);
   dealt_per_suit_ = {};

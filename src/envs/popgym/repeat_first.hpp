@@ -2,6 +2,7 @@
 // (POPGym v1.0.7, spec in envs.md A.1).
 #pragma once
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "envs/env.hpp"
@@ -26,6 +27,10 @@ class RepeatFirst final : public Env {
   void reset(uint64_t seed, std::span<float> obs) override;
   StepResult step(std::span<const float> action, std::span<float> obs) override;
 
+  /// Test hook for the golden replays: start the episode from the hidden state popgym recorded right after reset
+  /// ({"deck_idx": [...]}, see scripts/popgym_golden/repeat_first.py) and write the reset obs.
+  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+
   // Hidden state, for tests and debugging (popgym's get_state).
   int target_suit() const { return target_suit_; }
   const Deck& deck() const { return deck_; }
@@ -33,6 +38,8 @@ class RepeatFirst final : public Env {
   const std::array<int, Deck::kNumSuits>& dealt_per_suit() const { return dealt_per_suit_; }
 
  private:
+  void start_episode(std::span<float> obs);  // deals the first card from the shuffled deck
+
   std::string id_;
   Space observation_space_ = Space::discrete(Deck::kNumSuits);
   Space action_space_ = Space::discrete(Deck::kNumSuits);

@@ -23,6 +23,11 @@ void RepeatPrevious::reset(uint64_t seed, std::span<float> obs) {
   obs[0] = static_cast<float>(Deck::suit(deck_.deal()));
 }
 
+void RepeatPrevious::restore_golden(const nlohmann::json& state, std::span<float> obs) {
+  deck_.set_order(state.at("deck_idx").get<std::vector<int>>());
+  obs[0] = static_cast<float>(Deck::suit(deck_.deal()));
+}
+
 StepResult RepeatPrevious::step(std::span<const float> action, std::span<float> obs) {
   const int64_t a = discrete_action(action, action_space_, id_);
   if (deck_.remaining() == 0) [[unlikely]]

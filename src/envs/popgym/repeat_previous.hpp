@@ -3,6 +3,7 @@
 // relative to its docstring, and we keep upstream's behaviour).
 #pragma once
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "envs/env.hpp"
@@ -33,6 +34,10 @@ class RepeatPrevious final : public Env {
   /// The suit the next step scores against, or -1 while the next step is unscored (fewer than k cards dealt).
   int target_suit() const { return deck_.num_dealt() >= k_ ? Deck::suit(deck_.recent(k_)) : -1; }
   const Deck& deck() const { return deck_; }
+
+  /// Test hook for the golden replays: start the episode from the deck order popgym recorded right after reset
+  /// ({"deck_idx": [...]}) and write the reset obs.
+  void restore_golden(const nlohmann::json& state, std::span<float> obs);
 
  private:
   std::string id_;
