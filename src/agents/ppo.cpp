@@ -28,7 +28,6 @@
 
 #include "agents/checkpoint.hpp"
 #include "agents/gae.hpp"
-#include "agents/multi_categorical.hpp"
 #include "core/error.hpp"
 #include "core/metrics_logger.hpp"
 #include "core/progress.hpp"
@@ -49,13 +48,6 @@ torch::Device resolve_device(const std::string& device) {
 
 void set_torch_threads(int threads) {
   torch::set_num_threads(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-}
-
-std::vector<int64_t> discrete_action_components(const envs::Space& space, const std::string& env_id) {
-  using Kind = envs::Space::Kind;
-  if (space.kind == Kind::Discrete || space.kind == Kind::MultiDiscrete) return space.nvec;
-  throw ConfigError(fmt::format("env.id = '{}': PPO supports Discrete and MultiDiscrete actions, not {}", env_id,
-                                space.to_string()));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -93,9 +85,9 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
                                   config_.algo.max_seq_len, config_.env.id, envs_->max_episode_steps(),
                                   envs_->max_episode_steps()));
   }
-  action_nvec_ = discrete_action_components(envs_->action_space(), config_.env.id);
+  action_spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
   torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
-  model_ = ActorCritic(envs_->obs_size(), num_logits(action_nvec_), config_.model);
+  model_ = ActorCritic(envs_->obs_size(), action_spec_.num_logits(), config_.model);
   model_->to(device_);
   optimizer_ = std::make_unique<torch::optim::Adam>(
       model_->parameters(), torch::optim::AdamOptions(config_.algo.lr).eps(config_.algo.adam_eps));
@@ -138,17 +130,17 @@ PpoTrainer::Rollout PpoTrainer::collect_rollout() {
   torch::NoGradGuard no_grad;
   const int64_t n = envs_->num_envs();
   const int64_t obs_size = envs_->obs_size();
-  const int64_t components = static_cast<int64_t>(action_nvec_.size());
+  const int64_t components = action_spec_.action_size();
   const int64_t capacity = config_.algo.steps_per_env + envs_->max_episode_steps();
   const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
   const auto flag = torch::TensorOptions().dtype(torch::kBool);
 
   Rollout r;
   r.obs = torch::zeros({capacity, n, obs_size}, f32);
-  r.actions = torch::zeros({capacity, n, components}, f32.dtype(torch::kInt64));
+  r.actions = torch::zeros({capacity, n, components}, f32);
   r.log_probs = torch::zeros({capacity, n}, f32);
   r.values = torch::zeros({capacity, n}, f32);
-  r.logits = torch::zeros({capacity, n, num_logits(action_nvec_)}, f32);
+  r.logits = torch::zeros({capacity, n, action_spec_.num_logits()}, f32);
   r.rewards = torch::zeros({capacity, n}, f32);
   r.bootstrap = torch::zeros({capacity, n}, f32);
   r.starts = torch::zeros({capacity, n}, flag);
@@ -172,7 +164,7 @@ PpoTrainer::Rollout PpoTrainer::collect_rollout() {
     r.starts[t].copy_(starts[0]);
     auto out = model_->forward(obs_t.unsqueeze(0).to(device_), state, starts.to(device_));
     auto logits = out.logits[0].to(torch::kCPU);
-    MultiCategorical dist(logits, action_nvec_);
+    ActionDistribution dist(action_spec_, logits);
     auto actions = dist.sample(generator);
     r.actions[t].copy_(actions);
     r.log_probs[t].copy_(dist.log_prob(actions));
@@ -181,8 +173,7 @@ PpoTrainer::Rollout PpoTrainer::collect_rollout() {
     auto* valid_ptr = r.valid[t].data_ptr<bool>();
     for (int64_t b = 0; b < n; ++b) valid_ptr[b] = active[b] != 0;
 
-    const auto* action_ptr = actions.data_ptr<int64_t>();
-    for (int64_t i = 0; i < n * components; ++i) env_actions[i] = static_cast<float>(action_ptr[i]);
+    action_spec_.to_env_actions(actions, env_actions);
     envs_->step(env_actions);
 
     const auto rewards = envs_->rewards();
@@ -327,8 +318,8 @@ PpoTrainer::LossStats PpoTrainer::update(const Batch& batch) {
       const int64_t width = obs.size(1);
       auto out = model_->forward(obs, model_->initial_state(width, device_), batch.starts.index({Slice(), cols}));
 
-      MultiCategorical dist(out.logits, action_nvec_);
-      MultiCategorical old_dist(batch.logits.index({Slice(), cols}), action_nvec_);
+      ActionDistribution dist(action_spec_, out.logits);
+      ActionDistribution old_dist(action_spec_, batch.logits.index({Slice(), cols}));
       const auto valid = mask.to(torch::kFloat32);
       const auto count = valid.sum();
       auto mean_valid = [&](const torch::Tensor& x) { return (x * valid).sum() / count; };

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "agents/action_distribution.hpp"
 #include "agents/actor_critic.hpp"
 #include "core/config.hpp"
 #include "envs/vec_env.hpp"
@@ -32,9 +33,6 @@ torch::Device resolve_device(const std::string& device);
 
 /// Applies experiment.torch_threads (0 = every hardware thread).
 void set_torch_threads(int threads);
-
-/// Action components of a Discrete or MultiDiscrete space (throws ConfigError for other spaces).
-std::vector<int64_t> discrete_action_components(const envs::Space& space, const std::string& env_id);
 
 class PpoTrainer {
  public:
@@ -62,7 +60,7 @@ class PpoTrainer {
   std::filesystem::path run_dir_;
   torch::Device device_;
   std::unique_ptr<envs::VecEnv> envs_;
-  std::vector<int64_t> action_nvec_;
+  ActionSpec action_spec_;
   ActorCritic model_{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::unique_ptr<MetricsLogger> metrics_;

@@ -10,7 +10,7 @@
 
 #include "agents/actor_critic.hpp"
 #include "agents/checkpoint.hpp"
-#include "agents/multi_categorical.hpp"
+#include "agents/action_distribution.hpp"
 #include "agents/ppo.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
@@ -54,8 +54,8 @@ int eval_command(const Args& args) {
   const int num_envs = static_cast<int>(std::min<int64_t>(episodes, config.env.num_envs));
   envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed,
                    {.previous_action = config.env.previous_action, .antialias = config.env.antialias, .flatten = true});
-  const auto nvec = agents::discrete_action_components(vec.action_space(), config.env.id);
-  agents::ActorCritic model(vec.obs_size(), agents::num_logits(nvec), config.model);
+  const auto spec = agents::ActionSpec::from_space(vec.action_space(), config.env.id);
+  agents::ActorCritic model(vec.obs_size(), spec.num_logits(), config.model);
   agents::load_checkpoint(checkpoint, *model, nullptr);
   model->to(device);
   model->eval();
@@ -66,17 +66,15 @@ int eval_command(const Args& args) {
   std::vector<int64_t> quota(num_envs, episodes / num_envs);
   for (int64_t i = 0; i < episodes % num_envs; ++i) ++quota[i];
   std::vector<double> running(num_envs, 0.0), returns;
-  std::vector<float> actions(num_envs * nvec.size());
+  std::vector<float> actions(num_envs * spec.action_size());
   vec.reset();
   auto state = model->initial_state(num_envs, device);
   auto starts = torch::ones({1, num_envs}, torch::kBool);
   while (static_cast<int64_t>(returns.size()) < episodes) {
     auto obs = torch::from_blob(const_cast<float*>(vec.obs().data()), {1, num_envs, vec.obs_size()}).to(device);
     auto out = model->forward(obs, state, starts.to(device));
-    agents::MultiCategorical dist(out.logits[0].to(torch::kCPU), nvec);
-    const auto a = deterministic ? dist.mode() : dist.sample(generator);
-    const auto* ap = a.data_ptr<int64_t>();
-    for (size_t i = 0; i < actions.size(); ++i) actions[i] = static_cast<float>(ap[i]);
+    agents::ActionDistribution dist(spec, out.logits[0].to(torch::kCPU));
+    spec.to_env_actions(deterministic ? dist.mode() : dist.sample(generator), actions);
     vec.step(actions);
     for (int i = 0; i < num_envs; ++i) {
       const bool done = vec.terminated()[i] || vec.truncated()[i];
