@@ -74,11 +74,8 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
     : config_(config), run_dir_(std::move(run_dir)), device_(resolve_device(config.experiment.device)) {
   set_torch_threads(config_.experiment.torch_threads);
   const auto seed = static_cast<uint64_t>(config_.experiment.seed);
-  envs::WrapperOptions wrappers{.previous_action = config_.env.previous_action,
-                                .antialias = config_.env.antialias,
-                                .flatten = true};
   envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
-                                         derive_seed(seed, {kEnvStream}), wrappers);
+                                         derive_seed(seed, {kEnvStream}), envs::wrapper_options(config_.env));
   if (envs_->max_episode_steps() > config_.algo.max_seq_len) {
     throw ConfigError(fmt::format("algo.max_seq_len = {} is shorter than the longest episode of {} ({} steps); "
                                   "whole-episode sequences need max_seq_len >= {}",

@@ -28,8 +28,8 @@ int bench_command(const Args& args) {
   // Whole iterations (rollout + update), so the figure is what a training run sees.
   std::vector<Case> cases = {{"learning-test config, 1 torch thread", "configs/gru_repeat_first.yaml", 5, 1},
                              {"learning-test config, 2 torch threads", "configs/gru_repeat_first.yaml", 5, 2},
-                             {"POPGym paper config, 1 torch thread", "configs/paper/gru_repeat_first_easy.yaml", 1, 1},
-                             {"POPGym paper config, 2 torch threads", "configs/paper/gru_repeat_first_easy.yaml", 1, 2}};
+                             {"POPGym paper config, 1 torch thread", "configs/popgym/repeat_first.yaml", 1, 1},
+                             {"POPGym paper config, 2 torch threads", "configs/popgym/repeat_first.yaml", 1, 2}};
   if (quick) cases.resize(1);
   nlohmann::json results = nlohmann::json::array();
   const fs::path scratch = fs::temp_directory_path() / fmt::format("rlm-bench-{}", ::getpid());

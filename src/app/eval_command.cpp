@@ -52,8 +52,7 @@ int eval_command(const Args& args) {
   const auto device = agents::resolve_device(config.experiment.device);
   const auto seed = derive_seed(static_cast<uint64_t>(config.experiment.seed), {kEvalStream});
   const int num_envs = static_cast<int>(std::min<int64_t>(episodes, config.env.num_envs));
-  envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed,
-                   {.previous_action = config.env.previous_action, .antialias = config.env.antialias, .flatten = true});
+  envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed, envs::wrapper_options(config.env));
   const auto spec = agents::ActionSpec::from_space(vec.action_space(), config.env.id);
   agents::ActorCritic model(vec.obs_size(), spec.num_logits(), config.model);
   agents::load_checkpoint(checkpoint, *model, nullptr);

@@ -71,6 +71,11 @@ struct EnvConfig {
   bool previous_action = true;
   /// Append an is-first-step flag, so the null previous action at t=0 is not read as an action (popgym Antialias).
   bool antialias = true;
+  /// popgym Markovian wrapper (debugging): partial = the POMDP obs; full = the env's full state as obs;
+  /// full_and_partial = both.
+  std::string markovian = "partial";
+  /// Turn a MultiDiscrete action into one Discrete action over all combinations (popgym DiscreteAction).
+  bool discrete_action = false;
 
   template <class V>
   void visit(V& v) {
@@ -79,6 +84,8 @@ struct EnvConfig {
     v.field("num_threads", num_threads, at_least(1));
     v.field("previous_action", previous_action);
     v.field("antialias", antialias);
+    v.field("markovian", markovian, one_of({"partial", "full", "full_and_partial"}));
+    v.field("discrete_action", discrete_action);
   }
   bool operator==(const EnvConfig&) const = default;
 };

@@ -11,6 +11,19 @@
 #include "envs/popgym/position_only_cartpole.hpp"
 #include "envs/popgym/repeat_first.hpp"
 #include "envs/popgym/repeat_previous.hpp"
+#include "envs/popgym/battleship.hpp"
+#include "envs/popgym/mine_sweeper.hpp"
+#include "envs/popgym/multiarmed_bandit.hpp"
+#include "envs/popgym/labyrinth_escape.hpp"
+#include "envs/popgym/labyrinth_explore.hpp"
+#include "envs/popgym/autoencode.hpp"
+#include "envs/popgym/concentration.hpp"
+#include "envs/popgym/count_recall.hpp"
+#include "envs/popgym/higher_lower.hpp"
+#include "envs/popgym/velocity_only_cartpole.hpp"
+#include "envs/popgym/noisy_position_only_cartpole.hpp"
+#include "envs/popgym/position_only_pendulum.hpp"
+#include "envs/popgym/noisy_position_only_pendulum.hpp"
 // <<< new env headers above this line >>>
 #include "envs/wrappers.hpp"
 
@@ -46,6 +59,42 @@ const std::vector<FamilyRow>& table() {
       family<PositionOnlyCartPole, PositionOnlyCartPoleConfig>(
           "popgym", "PositionOnlyCartPole",
           {{{.max_episode_length = 200}, {.max_episode_length = 400}, {.max_episode_length = 600}}}),
+      family<Battleship, BattleshipConfig>("popgym", "Battleship",
+                                           {{{.board_size = 8}, {.board_size = 10}, {.board_size = 12}}}),
+      family<MineSweeper, MineSweeperConfig>("popgym", "MineSweeper",
+                                             {{{.rows = 4, .cols = 4, .num_mines = 2},
+                                               {.rows = 6, .cols = 6, .num_mines = 6},
+                                               {.rows = 8, .cols = 8, .num_mines = 10}}}),
+      family<MultiarmedBandit, MultiarmedBanditConfig>("popgym", "MultiarmedBandit",
+                                                       {{{.num_bandits = 10, .episode_length = 200},
+                                                         {.num_bandits = 20, .episode_length = 400},
+                                                         {.num_bandits = 30, .episode_length = 600}}}),
+      family<LabyrinthEscape, LabyrinthEscapeConfig>(
+          "popgym", "LabyrinthEscape", {{{.maze_dims = {10, 10}}, {.maze_dims = {14, 14}}, {.maze_dims = {18, 18}}}}),
+      family<LabyrinthExplore, LabyrinthExploreConfig>(
+          "popgym", "LabyrinthExplore", {{{.maze_dims = {10, 10}}, {.maze_dims = {14, 14}}, {.maze_dims = {18, 18}}}}),
+      family<Autoencode, AutoencodeConfig>("popgym", "Autoencode",
+                                           {{{.num_decks = 1}, {.num_decks = 2}, {.num_decks = 3}}}),
+      family<CountRecall, CountRecallConfig>("popgym", "CountRecall",
+                                             {{{.num_decks = 1, .deck_type = CardCategory::Colors},
+                                               {.num_decks = 2, .deck_type = CardCategory::Suits},
+                                               {.num_decks = 4, .deck_type = CardCategory::Ranks}}}),
+      family<HigherLower, HigherLowerConfig>("popgym", "HigherLower",
+                                             {{{.num_decks = 1}, {.num_decks = 2}, {.num_decks = 3}}}),
+      family<Concentration, ConcentrationConfig>("popgym", "Concentration",
+                                                 {{{.num_decks = 1, .deck_type = CardCategory::Colors},
+                                                   {.num_decks = 2, .deck_type = CardCategory::Colors},
+                                                   {.num_decks = 1, .deck_type = CardCategory::Ranks}}}),
+      family<VelocityOnlyCartPole, VelocityOnlyCartPoleConfig>(  // upstream spells the id "Cartpole"
+          "popgym", "VelocityOnlyCartpole",
+          {{{.max_episode_length = 200}, {.max_episode_length = 400}, {.max_episode_length = 600}}}),
+      family<NoisyPositionOnlyCartPole, NoisyPositionOnlyCartPoleConfig>(
+          "popgym", "NoisyPositionOnlyCartPole", {{{.noise_sigma = 0.1}, {.noise_sigma = 0.2}, {.noise_sigma = 0.3}}}),
+      family<PositionOnlyPendulum, PositionOnlyPendulumConfig>(
+          "popgym", "PositionOnlyPendulum",
+          {{{.max_episode_length = 200}, {.max_episode_length = 150}, {.max_episode_length = 100}}}),
+      family<NoisyPositionOnlyPendulum, NoisyPositionOnlyPendulumConfig>(
+          "popgym", "NoisyPositionOnlyPendulum", {{{.noise_sigma = 0.1}, {.noise_sigma = 0.2}, {.noise_sigma = 0.3}}}),
       // <<< new families above this line >>>
   };
   return rows;
@@ -98,6 +147,14 @@ std::vector<std::string> registered_env_ids() {
   return ids;
 }
 
+WrapperOptions wrapper_options(const EnvConfig& config) {
+  return {.previous_action = config.previous_action,
+          .antialias = config.antialias,
+          .flatten = true,
+          .markovian = config.markovian,
+          .discrete_action = config.discrete_action};
+}
+
 std::string canonical_env_id(const std::string& id) {
   const std::string canonical = from_gym_spelling(id);
   const FamilyRow* row = nullptr;
@@ -120,7 +177,10 @@ std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& optio
   std::unique_ptr<Env> env = row->make(canonical, level);
   if (options.previous_action) env = std::make_unique<PreviousAction>(std::move(env));
   if (options.antialias) env = std::make_unique<Antialias>(std::move(env));
+  if (const Observability level = parse_observability(options.markovian); level != Observability::kPartial)
+    env = std::make_unique<Markovian>(std::move(env), level);
   if (options.flatten) env = std::make_unique<Flatten>(std::move(env));
+  if (options.discrete_action) env = std::make_unique<DiscreteAction>(std::move(env));
   return env;
 }
 

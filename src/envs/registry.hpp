@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config.hpp"
 #include "envs/env.hpp"
 
 namespace rlm::envs {
@@ -14,13 +15,20 @@ struct WrapperOptions {
   bool previous_action = false;  ///< PreviousAction: append the previous action to the obs
   bool antialias = false;        ///< Antialias: append is_t0
   bool flatten = true;           ///< Flatten: one-hot encode the whole obs into a Box
+  /// Markovian: "partial" (obs unchanged, no wrapper), "full" (obs = the env's state), "full_and_partial"
+  /// (obs = Tuple(obs, state)); the levels other than partial need an env with a state_space().
+  std::string markovian = "partial";
+  bool discrete_action = false;  ///< DiscreteAction: a MultiDiscrete action becomes Discrete(prod nvec)
 };
+
+/// The wrappers an env section of a config asks for; the trainer's input is always flattened (one-hot).
+WrapperOptions wrapper_options(const EnvConfig& config);
 
 /// The canonical spelling of `id`; an unknown id throws rlm::EnvError naming up to 3 closest registered ids.
 std::string canonical_env_id(const std::string& id);
 
-/// A fresh env, wrapped in the order previous_action, antialias, flatten (the POPGym paper pipeline is
-/// Flatten(Antialias(PreviousAction(env)))).
+/// A fresh env, wrapped in the order previous_action, antialias, markovian, flatten, discrete_action (the POPGym
+/// paper pipeline is Flatten(Antialias(PreviousAction(env))); memory-monoids adds DiscreteAction on top).
 std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options = {});
 
 /// Every canonical id, in table order (family, then Easy/Medium/Hard).

@@ -3,12 +3,35 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "core/error.hpp"
 #include "core/seed.hpp"
 
 namespace rlm::envs {
+namespace {
+
+// Waking a thread blocked in the kernel (futex) costs several microseconds, more than a whole batch step of a
+// cheap env. Both sides therefore spin on the atomic for a short, bounded time before blocking: consecutive steps
+// (the common case in a rollout) hand over without a system call, while a pool left idle (the trainer busy with
+// its network) falls asleep after kSpinTime and costs nothing.
+constexpr auto kSpinTime = std::chrono::microseconds(50);
+
+template <class T>
+void spin_then_wait(const std::atomic<T>& value, T old) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (int i = 0;; ++i) {
+    if (value.load(std::memory_order_acquire) != old) return;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) break;
+  }
+  value.wait(old, std::memory_order_acquire);
+}
+
+}  // namespace
 
 VecEnv::VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t seed, const WrapperOptions& options)
     : num_envs_(num_envs), num_threads_(std::min(num_threads, num_envs)), seed_(seed) {
@@ -99,7 +122,7 @@ void VecEnv::run_chunk(int chunk) noexcept {
 void VecEnv::worker_loop(int chunk) {
   uint64_t seen = 0;
   while (true) {
-    generation_.wait(seen, std::memory_order_acquire);
+    spin_then_wait(generation_, seen);
     seen = generation_.load(std::memory_order_acquire);
     if (stopping_.load(std::memory_order_relaxed)) return;
     run_chunk(chunk);
@@ -119,7 +142,7 @@ void VecEnv::run(Task task) {
     // Wait for every worker even when chunk 0 failed: they still write into our buffers.
     for (int left = pending_.load(std::memory_order_acquire); left != 0;
          left = pending_.load(std::memory_order_acquire))
-      pending_.wait(left, std::memory_order_acquire);
+      spin_then_wait(pending_, left);
   }
   for (std::exception_ptr& e : errors_) {
     if (e) {

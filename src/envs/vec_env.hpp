@@ -73,7 +73,7 @@ class VecEnv {
   std::vector<int> chunk_begin_;  // chunk c covers envs [chunk_begin_[c], chunk_begin_[c + 1])
 
   // Pool: the caller publishes task_/actions_, bumps generation_ and runs chunk 0; worker c runs chunk c and
-  // decrements pending_. atomic wait/notify spin briefly and then sleep in the kernel, so idle workers cost nothing.
+  // decrements pending_. Both sides spin for up to 50 us and then sleep in the kernel (see vec_env.cpp).
   Task task_ = Task::Reset;
   const float* actions_ = nullptr;
   std::vector<std::exception_ptr> errors_;  // one slot per chunk

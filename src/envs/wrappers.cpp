@@ -132,4 +132,109 @@ StepResult Flatten::step(std::span<const float> action, std::span<float> obs) {
   return r;
 }
 
+Observability parse_observability(const std::string& level) {
+  if (level == "partial") return Observability::kPartial;
+  if (level == "full") return Observability::kFull;
+  if (level == "full_and_partial") return Observability::kFullAndPartial;
+  throw EnvError(fmt::format("unknown Markovian level '{}' (expected partial, full or full_and_partial)", level));
+}
+
+namespace {
+
+const char* level_name(Observability level) {
+  switch (level) {
+    case Observability::kPartial:
+      return "partial";
+    case Observability::kFull:
+      return "full";
+    default:
+      return "full_and_partial";
+  }
+}
+
+/// The wrapped env's state space, or an EnvError naming the env when it has none.
+const Space& required_state_space(const Env& inner, Observability level) {
+  const Space* state = inner.state_space();
+  if (state == nullptr)
+    throw EnvError(
+        fmt::format("{}: the Markovian wrapper at level '{}' needs the env's state, but the env exposes "
+                    "no state_space()",
+                    gym_style_id(inner.id()), level_name(level)));
+  return *state;
+}
+
+Space markovian_space(const Env& inner, Observability level) {
+  switch (level) {
+    case Observability::kPartial:
+      return inner.observation_space();
+    case Observability::kFull:
+      return required_state_space(inner, level);
+    default:
+      return Space::tuple({inner.observation_space(), required_state_space(inner, level)});
+  }
+}
+
+}  // namespace
+
+Markovian::Markovian(std::unique_ptr<Env> inner, Observability level)
+    : Wrapper(std::move(inner)),
+      level_(level),
+      observation_space_(markovian_space(*inner_, level)),
+      inner_size_(level == Observability::kFull ? 0 : static_cast<size_t>(inner_->observation_space().raw_size())),
+      inner_obs_(level == Observability::kFull ? static_cast<size_t>(inner_->observation_space().raw_size()) : 0) {}
+
+void Markovian::write_obs_state(std::span<float> obs) const {
+  if (level_ != Observability::kPartial) inner_->write_state(obs.subspan(inner_size_));
+}
+
+void Markovian::reset(uint64_t seed, std::span<float> obs) {
+  inner_->reset(seed, level_ == Observability::kFull ? std::span<float>(inner_obs_) : obs.first(inner_size_));
+  write_obs_state(obs);
+}
+
+StepResult Markovian::step(std::span<const float> action, std::span<float> obs) {
+  const StepResult r =
+      inner_->step(action, level_ == Observability::kFull ? std::span<float>(inner_obs_) : obs.first(inner_size_));
+  write_obs_state(obs);
+  return r;
+}
+
+namespace {
+
+Space discrete_action_space(const Env& inner) {
+  const Space& space = inner.action_space();
+  if (space.kind == Space::Kind::Discrete) return space;
+  if (space.kind != Space::Kind::MultiDiscrete)
+    throw EnvError(fmt::format("{}: DiscreteAction needs a Discrete or MultiDiscrete action space, got {}",
+                               gym_style_id(inner.id()), space.to_string()));
+  constexpr int64_t kMaxExactFloat = int64_t{1} << 24;  // every action index must survive the float round trip
+  int64_t n = 1;
+  for (int64_t k : space.nvec) {
+    n *= k;
+    if (n > kMaxExactFloat)
+      throw EnvError(fmt::format("{}: DiscreteAction: {} has more than 2^24 joint actions", gym_style_id(inner.id()),
+                                 space.to_string()));
+  }
+  return Space::discrete(n);
+}
+
+}  // namespace
+
+DiscreteAction::DiscreteAction(std::unique_ptr<Env> inner)
+    : Wrapper(std::move(inner)),
+      action_space_(discrete_action_space(*inner_)),
+      ravel_(inner_->action_space().kind == Space::Kind::MultiDiscrete),
+      decoded_(ravel_ ? inner_->action_space().nvec.size() : 0) {}
+
+StepResult DiscreteAction::step(std::span<const float> action, std::span<float> obs) {
+  if (!ravel_) return inner_->step(action, obs);
+  int64_t a = discrete_action(action, action_space_, id());
+  const std::vector<int64_t>& nvec = inner_->action_space().nvec;
+  for (size_t i = nvec.size(); i-- > 0;) {  // numpy's unravel_index, C order: the last component varies fastest
+    decoded_[i] = static_cast<float>(a % nvec[i]);
+    a /= nvec[i];
+  }
+  return inner_->step(decoded_, obs);
+}
+
 }  // namespace rlm::envs

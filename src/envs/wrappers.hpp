@@ -1,7 +1,9 @@
-// Observation wrappers of popgym/wrappers (envs.md A.0), as Env decorators. The POPGym paper feeds PPO with
-// Flatten(Antialias(PreviousAction(env))): the obs tuple (env obs..., previous action, is_t0), one-hot encoded.
+// Wrappers of popgym/wrappers (envs.md A.0), as Env decorators. The POPGym paper feeds PPO with
+// Flatten(Antialias(PreviousAction(env))): the obs tuple (env obs..., previous action, is_t0), one-hot encoded;
+// memory-monoids adds DiscreteAction on top. Markovian exposes the env's hidden state (popgym's get_state()).
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "envs/env.hpp"
@@ -15,6 +17,9 @@ class Wrapper : public Env {
   const std::string& id() const override { return inner_->id(); }
   const Space& action_space() const override { return inner_->action_space(); }
   int64_t max_episode_steps() const override { return inner_->max_episode_steps(); }
+  /// The wrapped env's state, as popgym's POPGymWrapper forwards state_space and get_state().
+  const Space* state_space() const override { return inner_->state_space(); }
+  void write_state(std::span<float> state) const override { inner_->write_state(state); }
   const Env& inner() const { return *inner_; }
 
  protected:
@@ -73,6 +78,52 @@ class Flatten final : public Wrapper {
   Space observation_space_;
   std::vector<Block> blocks_;  // one per raw float, in raw order
   std::vector<float> raw_;     // the inner env's raw obs, preallocated
+};
+
+/// popgym's Observability levels that change the obs (FULL_IN_INFO_DICT has no equivalent: there is no info dict).
+enum class Observability {
+  kPartial,         ///< the obs is unchanged
+  kFull,            ///< obs = the env's state (raw layout of *state_space())
+  kFullAndPartial,  ///< obs = Tuple(obs, state): popgym's Dict {"obs", "state"}, whose keys sort in this order
+};
+
+/// "partial", "full" or "full_and_partial" (popgym's names, lower case); anything else throws rlm::EnvError.
+Observability parse_observability(const std::string& level);
+
+/// Exposes the env's hidden Markov state through the obs (popgym's Markovian). The state space is the wrapped env's
+/// state_space(); an env that has none is an rlm::EnvError at construction for the levels that need it.
+class Markovian final : public Wrapper {
+ public:
+  Markovian(std::unique_ptr<Env> inner, Observability level);
+  const Space& observation_space() const override { return observation_space_; }
+  void reset(uint64_t seed, std::span<float> obs) override;
+  StepResult step(std::span<const float> action, std::span<float> obs) override;
+  Observability level() const { return level_; }
+
+ private:
+  void write_obs_state(std::span<float> obs) const;
+
+  Observability level_;
+  Space observation_space_;
+  size_t inner_size_;             // floats of the inner obs at the front of ours (0 for kFull)
+  std::vector<float> inner_obs_;  // kFull: the inner obs is not part of ours, so it is written here
+};
+
+/// MultiDiscrete(nvec) action -> Discrete(prod nvec), decoded row-major as numpy's unravel_index (the last component
+/// varies fastest: for a board action [row, col], a = row * cols + col). A Discrete action space is left as it is;
+/// any other is an rlm::EnvError at construction, as is a product above 2^24 (not exact in a float action).
+class DiscreteAction final : public Wrapper {
+ public:
+  explicit DiscreteAction(std::unique_ptr<Env> inner);
+  const Space& observation_space() const override { return inner_->observation_space(); }
+  const Space& action_space() const override { return action_space_; }
+  void reset(uint64_t seed, std::span<float> obs) override { inner_->reset(seed, obs); }
+  StepResult step(std::span<const float> action, std::span<float> obs) override;
+
+ private:
+  Space action_space_;
+  bool ravel_;                  // false: the inner action space is already Discrete
+  std::vector<float> decoded_;  // the inner MultiDiscrete action, preallocated
 };
 
 }  // namespace rlm::envs

@@ -36,7 +36,7 @@ TEST_CASE("diag gaussian: log_prob, entropy and kl match the closed forms", "[ag
   CHECK(samples.select(1, 1).std().item<double>() == Approx(0.5).margin(0.02));
 }
 
-TEST_CASE("action spec: Box actions are unsquashed from [-1, 1] onto the bounds and clipped", "[agents]") {
+TEST_CASE("action spec: Box actions are unsquashed from (-1, 1) onto the bounds and clipped", "[agents]") {
   const auto spec = ActionSpec::from_space(rlm::envs::Space::box({-2.0f}, {2.0f}), "test");
   CHECK(spec.continuous);
   CHECK(spec.num_logits() == 2);

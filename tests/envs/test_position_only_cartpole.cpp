@@ -1,12 +1,15 @@
 // PositionOnlyCartPole tests (envs.md A.10, D.1): gymnasium's float64 Euler step checked against a hand computation,
-// obs [x, theta] as float32, reward 1/L on every step including the terminating one, truncation at L.
+// obs [x, theta] as float32, reward 1/L on every step including the terminating one, truncation at L, and the
+// state (get_state: the 4-state as float32). Golden replays: test_golden_position_only_cart_pole.cpp.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "env_test_util.hpp"
 #include "envs/popgym/position_only_cartpole.hpp"
 #include "envs/registry.hpp"
+#include "state_golden.hpp"
 
 using namespace rlm::envs;
 using rlm::envs::popgym::PositionOnlyCartPole;
@@ -122,4 +125,32 @@ TEST_CASE("PositionOnlyCartPole rejects invalid actions", "[cartpole]") {
   CHECK_THROWS_WITH(env->step(std::vector<float>{2}, obs),
                     "popgym-PositionOnlyCartPoleMedium-v0: invalid action 2 for action space Discrete(2)");
   CHECK_THROWS_AS(PositionOnlyCartPole("x/Bad", {.max_episode_length = 0}), rlm::EnvError);
+}
+
+TEST_CASE("PositionOnlyCartPole state is gymnasium's 4-state as float32 in CartPole's Box", "[cartpole]") {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  for (const char* id : {"popgym/PositionOnlyCartPoleEasy", "popgym/PositionOnlyCartPoleHard"}) {
+    auto env = make_env(id, kRaw);
+    REQUIRE(env->state_space() != nullptr);
+    CHECK(*env->state_space() == Space::box({-4.8f, -kInf, -0.41887903f, -kInf}, {4.8f, kInf, 0.41887903f, kInf}));
+    const auto& e = dynamic_cast<const PositionOnlyCartPole&>(*env);
+    std::vector<float> obs(2), state(4);
+    env->reset(3, obs);
+    env->write_state(state);
+    for (size_t i = 0; i < 4; ++i) CHECK(state[i] == static_cast<float>(e.state()[i]));
+    // popgym base tests (test_spaces, test_np_random) for the state.
+    for (uint64_t seed : {0ull, 5ull}) CHECK(test::check_states_random_episode(*env, seed) >= 1);
+  }
+}
+
+TEST_CASE("PositionOnlyCartPole restore_golden starts from the given state", "[cartpole]") {
+  PositionOnlyCartPole env("popgym/PositionOnlyCartPoleEasy", {});
+  std::vector<float> obs(2);
+  env.restore_golden({{"state", {0.01, -0.02, 0.03, -0.04}}}, obs);
+  CHECK(env.state() == std::array<double, 4>{0.01, -0.02, 0.03, -0.04});
+  CHECK(env.steps() == 0);
+  CHECK(obs == std::vector<float>{0.01f, 0.03f});
+  const std::array<double, 4> want = euler_step(env.state(), 1);
+  env.step(std::vector<float>{1}, obs);
+  for (size_t i = 0; i < 4; ++i) CHECK(env.state()[i] == Approx(want[i]).epsilon(1e-14).margin(1e-15));
 }

@@ -54,7 +54,7 @@ TEST_CASE("gru: a reset equals a fresh zero state", "[memory][gru]") {
   CHECK_FALSE(torch::allclose(no_reset.y.slice(0, 5), fresh.y, 1e-4, 1e-4));
 }
 
-TEST_CASE("gru: gradients reach every parameter; registry builds it", "[memory][gru]") {
+TEST_CASE("gru: gradients reach every parameter, registry builds it", "[memory][gru]") {
   rlm::MemoryConfig config;
   config.type = "gru";
   config.hidden_size = 16;

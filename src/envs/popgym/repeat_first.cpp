@@ -48,4 +48,12 @@ StepResult RepeatFirst::step(std::span<const float> action, std::span<float> obs
   return r;
 }
 
+void RepeatFirst::write_state(std::span<float> state) const {
+  state[0] = static_cast<float>(target_suit_);
+  // popgym computes the fractions in float64 and casts them to float32.
+  const double per_suit = deck_.num_cards() / 4.0;
+  for (size_t s = 0; s < dealt_per_suit_.size(); ++s)
+    state[1 + s] = static_cast<float>(1.0 - dealt_per_suit_[s] / per_suit);
+}
+
 }  // namespace rlm::envs::popgym

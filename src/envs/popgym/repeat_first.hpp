@@ -27,6 +27,10 @@ class RepeatFirst final : public Env {
   void reset(uint64_t seed, std::span<float> obs) override;
   StepResult step(std::span<const float> action, std::span<float> obs) override;
 
+  /// (target suit, 1 - dealt_s / (N/4) per suit as float32, the first card counted): popgym's get_state.
+  const Space* state_space() const override { return &state_space_; }
+  void write_state(std::span<float> state) const override;
+
   /// Test hook for the golden replays: start the episode from the hidden state popgym recorded right after reset
   /// ({"deck_idx": [...]}, see scripts/popgym_golden/repeat_first.py) and write the reset obs.
   void restore_golden(const nlohmann::json& state, std::span<float> obs);
@@ -43,6 +47,7 @@ class RepeatFirst final : public Env {
   std::string id_;
   Space observation_space_ = Space::discrete(Deck::kNumSuits);
   Space action_space_ = Space::discrete(Deck::kNumSuits);
+  Space state_space_ = Space::tuple({Space::discrete(Deck::kNumSuits), Space::box({0, 0, 0, 0}, {1, 1, 1, 1})});
   Deck deck_;
   Rng rng_;
   float reward_scale_;

@@ -1,0 +1,19 @@
+// Golden replays of VelocityOnlyCartpole against popgym 1.0.7: obs, rewards and flags (tests/data/popgym, recorded by
+// scripts/record_popgym.py with scripts/popgym_golden/velocity_only_cartpole.py), and get_state()
+// (tests/data/popgym/states, scripts/record_popgym_states.py).
+#include "envs/popgym/velocity_only_cartpole.hpp"
+#include "golden.hpp"
+#include "state_golden.hpp"
+
+TEST_CASE("golden: VelocityOnlyCartpole matches popgym at every level", "[golden][cartpole]") {
+  for (const char* level : {"Easy", "Medium", "Hard"})
+    rlm::envs::test::check_golden_replay<rlm::envs::popgym::VelocityOnlyCartPole>(std::string("VelocityOnlyCartpole") +
+                                                                                  level);
+}
+
+TEST_CASE("golden: VelocityOnlyCartpole write_state equals popgym's get_state at every level", "[golden][cartpole]") {
+  // states/<name>.json from scripts/record_popgym_states.py.
+  for (const char* level : {"Easy", "Medium", "Hard"})
+    rlm::envs::test::check_state_replay<rlm::envs::popgym::VelocityOnlyCartPole>(std::string("VelocityOnlyCartpole") +
+                                                                                 level);
+}
