@@ -18,8 +18,11 @@ namespace {
 // its network) falls asleep after kSpinTime and costs nothing.
 constexpr auto kSpinTime = std::chrono::microseconds(50);
 
+// Returns once `value` differs from `old`. `sleepers` counts threads blocked in the kernel, so that the other side
+// makes the wake-up system call only when someone sleeps (seq_cst on both sides: either the waker sees the sleeper,
+// or the sleeper's wait() sees the new value and returns at once).
 template <class T>
-void spin_then_wait(const std::atomic<T>& value, T old) {
+void spin_then_wait(const std::atomic<T>& value, T old, std::atomic<int>& sleepers) {
   const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
   for (int i = 0;; ++i) {
     if (value.load(std::memory_order_acquire) != old) return;
@@ -28,7 +31,14 @@ void spin_then_wait(const std::atomic<T>& value, T old) {
 #endif
     if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) break;
   }
-  value.wait(old, std::memory_order_acquire);
+  sleepers.fetch_add(1, std::memory_order_seq_cst);
+  value.wait(old, std::memory_order_seq_cst);
+  sleepers.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+template <class T>
+void wake(std::atomic<T>& value, const std::atomic<int>& sleepers) {
+  if (sleepers.load(std::memory_order_seq_cst) > 0) value.notify_all();
 }
 
 }  // namespace
@@ -57,8 +67,8 @@ VecEnv::VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t se
 
 VecEnv::~VecEnv() {
   stopping_.store(true, std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
+  generation_.fetch_add(1, std::memory_order_seq_cst);
+  generation_.notify_all();  // unconditionally: a worker must never miss its exit
   workers_.clear();  // joins
 }
 
@@ -120,13 +130,13 @@ void VecEnv::run_chunk(int chunk) noexcept {
 }
 
 void VecEnv::worker_loop(int chunk) {
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   while (true) {
-    spin_then_wait(generation_, seen);
+    spin_then_wait(generation_, seen, sleepers_);
     seen = generation_.load(std::memory_order_acquire);
     if (stopping_.load(std::memory_order_relaxed)) return;
     run_chunk(chunk);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1) wake(pending_, sleepers_);
   }
 }
 
@@ -134,15 +144,15 @@ void VecEnv::run(Task task) {
   task_ = task;
   if (num_threads_ > 1) {
     pending_.store(num_threads_ - 1, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);  // publishes task_ and actions_
-    generation_.notify_all();
+    generation_.fetch_add(1, std::memory_order_seq_cst);  // publishes task_ and actions_
+    wake(generation_, sleepers_);
   }
   run_chunk(0);
   if (num_threads_ > 1) {
     // Wait for every worker even when chunk 0 failed: they still write into our buffers.
     for (int left = pending_.load(std::memory_order_acquire); left != 0;
          left = pending_.load(std::memory_order_acquire))
-      spin_then_wait(pending_, left);
+      spin_then_wait(pending_, left, sleepers_);
   }
   for (std::exception_ptr& e : errors_) {
     if (e) {

@@ -77,8 +77,12 @@ class VecEnv {
   Task task_ = Task::Reset;
   const float* actions_ = nullptr;
   std::vector<std::exception_ptr> errors_;  // one slot per chunk
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  // Separate cache lines: the caller writes generation_ while workers write pending_. 32-bit counters, because the
+  // kernel wait (futex) works on 32-bit words; a 64-bit atomic would wait on a shared proxy. Wrap-around is harmless
+  // (only inequality is tested).
+  alignas(64) std::atomic<uint32_t> generation_{0};
+  alignas(64) std::atomic<int> pending_{0};
+  alignas(64) std::atomic<int> sleepers_{0};  // threads blocked in the kernel: notify only when there are some
   std::atomic<bool> stopping_{false};
   std::vector<std::jthread> workers_;  // last member: joined (in ~VecEnv) before anything they use is destroyed
 };
