@@ -75,9 +75,10 @@ int eval_command(const Args& args) {
     agents::ActionDistribution dist(spec, out.logits[0].to(torch::kCPU));
     spec.to_env_actions(deterministic ? dist.mode() : dist.sample(generator), actions);
     vec.step(actions);
+    auto* start_flags = starts.data_ptr<bool>();
     for (int i = 0; i < num_envs; ++i) {
       const bool done = vec.terminated()[i] || vec.truncated()[i];
-      starts[0][i] = done;
+      start_flags[i] = done;
       if (quota[i] == 0) continue;
       running[i] += vec.rewards()[i];
       if (done) {

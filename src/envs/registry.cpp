@@ -7,6 +7,7 @@
 #include <array>
 #include <functional>
 
+#include "core/config_suggest.hpp"  // edit_distance, shared with the config did-you-mean
 #include "core/error.hpp"
 #include "envs/popgym/position_only_cartpole.hpp"
 #include "envs/popgym/repeat_first.hpp"
@@ -111,21 +112,6 @@ std::string from_gym_spelling(const std::string& id) {
   return id.substr(0, dash) + "/" + name;
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 /// Finds the row and level of a canonical id; false if none.
 bool lookup(const std::string& canonical, const FamilyRow*& row, size_t& level) {
   for (const FamilyRow& r : table())
@@ -163,7 +149,7 @@ std::string canonical_env_id(const std::string& id) {
 
   std::vector<std::string> ids = registered_env_ids();
   std::stable_sort(ids.begin(), ids.end(), [&](const std::string& a, const std::string& b) {
-    return edit_distance(canonical, a) < edit_distance(canonical, b);
+    return config_detail::edit_distance(canonical, a) < config_detail::edit_distance(canonical, b);
   });
   ids.resize(std::min<size_t>(ids.size(), 3));
   throw EnvError(fmt::format("unknown env id '{}' (did you mean {}?)", id, fmt::join(ids, ", ")));
