@@ -33,6 +33,12 @@ tests_status=$?
 tail -5 "$RESULTS/tests.log"
 
 ./build-gpu/rlm_env_bench --json "$RESULTS/env_bench.json" > "$RESULTS/env_bench.txt" 2>&1
+# VecEnv thread scaling on real cores (the 2-vCPU dev VM cannot show it: its own compute ceiling is ~1.4-1.9x).
+for threads in 2 8; do
+  ./build-gpu/rlm_env_bench --scaling "$threads" --json "$RESULTS/env_scaling_${threads}t.json" \
+    > "$RESULTS/env_scaling_${threads}t.txt" 2>&1
+  tail -1 "$RESULTS/env_scaling_${threads}t.txt"
+done
 ./build-gpu/rlm bench --device cuda --json "$RESULTS/ppo_bench.json" > "$RESULTS/ppo_bench.txt" 2>&1
 cat "$RESULTS/ppo_bench.txt"
 exit $tests_status

@@ -52,12 +52,13 @@ class VecEnv {
   void set_episode_counters(std::vector<uint64_t> counters);
 
  private:
-  enum class Task { Reset, Step };
+  enum class Task { Construct, Reset, Step };
 
   void run(Task task);                 // runs `task` over every chunk and rethrows the first error
   void run_chunk(int chunk) noexcept;  // runs the current task over one chunk, storing any exception
   void reset_env(int i);
   void worker_loop(int chunk);
+  void stop_workers();  // wakes and joins the workers
 
   int num_envs_;
   int num_threads_;
@@ -76,6 +77,8 @@ class VecEnv {
   // decrements pending_. Both sides spin for up to 50 us and then sleep in the kernel (see vec_env.cpp).
   Task task_ = Task::Reset;
   const float* actions_ = nullptr;
+  const std::string* construct_id_ = nullptr;            // valid only while the constructor runs Task::Construct
+  const WrapperOptions* construct_options_ = nullptr;
   std::vector<std::exception_ptr> errors_;  // one slot per chunk
   // Separate cache lines: the caller writes generation_ while workers write pending_. 32-bit counters, because the
   // kernel wait (futex) works on 32-bit words; a 64-bit atomic would wait on a shared proxy. Wrap-around is harmless
