@@ -34,7 +34,7 @@ inline Choices one_of(std::initializer_list<std::string_view> values) { return {
 inline Choices non_empty() { return {}; }
 
 /// Memory backends a config may name (model.memory.type). Extend as backends are registered in src/memory.
-inline const Choices kMemoryTypes = one_of({"gru"});
+inline const Choices kMemoryTypes = one_of({"gru", "shm"});
 
 struct ExperimentConfig {
   /// Run name: runs go to <runs_dir>/<name>/<timestamp>/.
@@ -90,16 +90,47 @@ struct EnvConfig {
   bool operator==(const EnvConfig&) const = default;
 };
 
+/// SHM options (YAML section model.memory.shm; shm.md, src/memory/shm.hpp). H is model.memory.hidden_size.
+struct ShmConfig {
+  /// Width of SHM's output Linear (POPGym post_size 1024).
+  int output_size = 1024;
+  /// Rows of the θ table (L = 128 in every experiment of the paper).
+  int num_thetas = 128;
+  /// Calibration (shm.md §2): random_theta is SHM; the others are the paper's ablations.
+  std::string calibration = "random_theta";
+  /// uniform: a θ row per (batch entry, step); index0_compat: always row 0, as the released POPGym code does.
+  std::string theta_sampling = "uniform";
+  /// Clamp the memory to ±state_clamp after every step (pomdp-baselines: 100); 0 turns it off (POPGym code).
+  double state_clamp = 100.0;
+  /// Add the residual Linear(x̃) to the read (both RL codebases).
+  bool shortcut = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("output_size", output_size, at_least(1));
+    v.field("num_thetas", num_thetas, at_least(1));
+    v.field("calibration", calibration,
+            one_of({"random_theta", "fixed_theta", "neural_theta", "fixed_c", "random_c", "ones"}));
+    v.field("theta_sampling", theta_sampling, one_of({"uniform", "index0_compat"}));
+    v.field("state_clamp", state_clamp, at_least(0));
+    v.field("shortcut", shortcut);
+  }
+  bool operator==(const ShmConfig&) const = default;
+};
+
 struct MemoryConfig {
   /// Memory backend (one of kMemoryTypes).
   std::string type = "gru";
-  /// Size of the memory's recurrent state / output.
+  /// Size of the memory: GRU hidden units, SHM's H (an H×H memory).
   int hidden_size = 256;
+  /// Options of the SHM backend (used when type is shm).
+  ShmConfig shm;
 
   template <class V>
   void visit(V& v) {
     v.field("type", type, kMemoryTypes);
     v.field("hidden_size", hidden_size, at_least(1));
+    v.section("shm", shm);
   }
   bool operator==(const MemoryConfig&) const = default;
 };

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "memory/gru.hpp"
+#include "memory/shm.hpp"
 
 namespace rlm::memory {
 namespace {
@@ -14,6 +15,18 @@ using Factory = std::function<std::shared_ptr<Memory>(const MemoryConfig&, int64
 const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> table = {
       {"gru", [](const MemoryConfig& c, int64_t in) { return std::make_shared<Gru>(in, c.hidden_size); }},
+      {"shm",
+       [](const MemoryConfig& c, int64_t in) {
+         ShmOptions o;
+         o.memory_size = c.hidden_size;
+         o.output_size = c.shm.output_size;
+         o.num_thetas = c.shm.num_thetas;
+         o.calibration = c.shm.calibration;
+         o.theta_sampling = c.shm.theta_sampling;
+         o.state_clamp = c.shm.state_clamp;
+         o.shortcut = c.shm.shortcut;
+         return std::make_shared<Shm>(in, o);
+       }},
   };
   return table;
 }

@@ -1,0 +1,54 @@
+// SHM backend: Stable Hadamard Memory (shm.md §1.3, models_algos.md §1.1–1.5), the cell of the official code with
+// every paper/code disagreement as an option (shm.md §6). Memory M ∈ R^{H×H} per batch entry, M_0 = 0:
+//   x̃ = LayerNorm(x); k, q = relu(W x̃) / (1e-5 + Σ relu(W x̃)); v = W_v x̃; vc = W_c x̃; η = σ(w_η·x̃)
+//   M_t = (1 + tanh(θ_t ⊗ vc_t)) ⊙ M_{t-1} + η_t v_t ⊗ k_t;   y_t = M_t q_t (+ W_s x̃ + b_s);   out = W_o y_t + b_o
+// The recurrence runs on the fused op scan::shm_scan (no [T, B, H, H] tensor) for the rank-1 calibrations; the
+// ablations fixed_c and random_c (full H×H calibration) use a plain loop that materialises C.
+#pragma once
+#include <string>
+
+#include "memory/memory.hpp"
+
+namespace rlm::memory {
+
+struct ShmOptions {
+  int64_t memory_size = 128;    ///< H (shm.md §1.8: 128 for POPGym, 24 for meta-RL / credit assignment)
+  int64_t output_size = 1024;   ///< width of the output Linear (POPGym post_size 1024; pomdp: rnn_hidden_size)
+  int64_t num_thetas = 128;     ///< L, rows of the θ table (shm.md §1.2: fixed at 128 in every experiment)
+  /// shm.md §2: random_theta (SHM), fixed_theta (one learned θ), neural_theta (θ_t = Linear(x̃)),
+  /// fixed_c (C = 1 + tanh(Θ), Θ ∈ R^{H×H} learned), random_c (C = 1 + tanh(ε), ε ~ N(0, I)), ones (C = 1).
+  std::string calibration = "random_theta";
+  /// shm.md §1.4 / §6.2: uniform = a row per (batch entry, step) at every call (pomdp code, paper);
+  /// index0_compat = always row 0 (the released POPGym code's bug, for parity with its published numbers).
+  std::string theta_sampling = "uniform";
+  /// shm.md §6.4: clamp M to ±state_clamp after every step (pomdp-baselines: 100); 0 = off (POPGym code).
+  double state_clamp = 100.0;
+  /// shm.md §1.6 item 2: the residual W_s x̃ + b_s added to the read (both RL codebases; not in the paper).
+  bool shortcut = true;
+};
+
+class Shm : public Memory {
+ public:
+  Shm(int64_t input_size, const ShmOptions& options);
+  int64_t output_size() const override { return options_.output_size; }
+  MemoryState initial_state(int64_t batch, const torch::Device& device) const override;
+  MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
+  const ShmOptions& options() const { return options_; }
+
+ private:
+  torch::Tensor draw_theta(const torch::Tensor& x_norm);  // θ_t: [T, B, H]
+  MemoryOutput forward_full_calibration(const torch::Tensor& x_norm, const torch::Tensor& k, const torch::Tensor& q,
+                                        const torch::Tensor& v, const torch::Tensor& eta, const MemoryState& state,
+                                        const torch::Tensor& starts);
+
+  ShmOptions options_;
+  torch::nn::LayerNorm norm_{nullptr};
+  torch::nn::Linear projections_{nullptr};  // k, q, v, vc (H each) and η (1) in one matmul; no bias
+  torch::Tensor theta_table_;               // [L, H] (random_theta, fixed_theta with L = 1)
+  torch::nn::Linear theta_net_{nullptr};    // neural_theta
+  torch::Tensor fixed_c_;                   // [H, H] (fixed_c)
+  torch::nn::Linear shortcut_{nullptr};
+  torch::nn::Linear out_{nullptr};
+};
+
+}  // namespace rlm::memory
