@@ -1,0 +1,106 @@
+// Kalman-filter (KF) layer memory: "Uncertainty Representations in State-Space Layers for Deep RL under Partial
+// Observability" (Luis et al.; spec digest /work/shared/research/kf.md). Each layer (E → E):
+//   [u_t, w_t, r̃_t (, q̃_t)] = Linear(E → kN)(h_t),  r_t = softplus(r̃_t) + 1e-6
+//   diagonal KF over N channels (scan/kf_scan.hpp): x⁻_t = a x⁺_{t-1} + β u_t, P⁻_t = a² P⁺_{t-1} + q,
+//   k_t = P⁻_t / (P⁻_t + r_t), x⁺_t = x⁻_t + k_t (w_t − x⁻_t), P⁺_t = (1 − k_t) P⁻_t
+//   z_t = Linear(N → E)(x⁺_t)   (or Linear(2N → E)([x⁺_t, P⁺_t]) with output_features = mean_cov)
+// a = exp(Δ Ã), β = (exp(Δ Ã) − 1) / Ã · B̃ (zero-order hold), Ã = −exp(A_log) with A_log = log(1..N) (HiPPO diagonal),
+// B̃ = 1, Δ = softplus(Δ̃) one scalar per layer with Δ̃ = −7, q = softplus(q̃) with q̃ = ln(e − 1) (q = 1).
+// process_noise = input_dependent (kf.md §1.8.1): a fourth chunk q̃_t of the input projection gives
+// q_t = softplus(q̃ + q̃_t), i.e. the learnable time-invariant q̃ becomes the offset of a per-step noise.
+// L layers are stacked without residuals or nonlinearities, with an optional RMSNorm at the end (kf.md §1.7).
+// The belief resets to N(0, I) at every episode start.
+//
+// Input mapping: the layers are E → E with E = options.hidden_size; when the input width D differs from E a
+// Linear(D → E) (with bias) maps the input first. hidden_size = 0 means E = D (no input map), as in the paper, where
+// the embedder already produces E.
+//
+// State (MemoryState::tensors, all [B, N], per layer l in order): posterior mean x⁺, posterior variance P⁺ (not for
+// variant vssm), and the previous step's input u (only with input_lag = 1 and a variant that has u).
+#pragma once
+#include <string>
+
+#include "memory/memory.hpp"
+
+namespace rlm::memory {
+
+enum class KfVariant { kf, kf_u, vssm };
+enum class KfProcessNoise { time_invariant, input_dependent };
+enum class KfOutputFeatures { mean, mean_cov };
+enum class KfPositive { softplus, exp };
+
+struct KfOptions {
+  int64_t hidden_size = 0;            ///< E, the layer width (§1.3); 0: E = input size
+  int64_t state_size = 128;           ///< N, the state size (§1.7 default N = 128)
+  int64_t num_layers = 1;             ///< L, stacked E → E layers (§1.7 default L = 1)
+  KfVariant variant = KfVariant::kf;  ///< vSSM+KF / vSSM+KF-u / vSSM (§3 table)
+  bool rms_norm = false;              ///< RMSNorm output block, eps 1e-5 (§1.7; POPGym: no)
+  bool rms_norm_every_layer = false;  ///< with rms_norm: after every layer, not once (§7.6)
+  int input_lag = 0;                  ///< 0: x⁻_t uses u_t; 1: the literal u_{t-1} (§1.3, §7.2)
+  KfProcessNoise process_noise = KfProcessNoise::time_invariant;  ///< q learnable, or q_t from the input (§1.8.1)
+  KfOutputFeatures output_features = KfOutputFeatures::mean;  ///< output Linear on x⁺, or on [x⁺, P⁺] (§1.8.2)
+  KfPositive positive = KfPositive::softplus;                 ///< positivity map of q and r (§1.3, §1.4, §7.1)
+  bool learn_ab = true;       ///< Ã (A_log) and B̃ trainable, else buffers (§1.4, §7.3)
+  double dt_raw_init = -7.0;  ///< Δ̃ init, Δ = softplus(Δ̃) (§1.4)
+};
+
+/// Parses the option spellings used in configs ("kf", "kf_u", "vssm"; "time_invariant", "input_dependent";
+/// "mean", "mean_cov"; "softplus", "exp"); throws rlm::ConfigError naming the key and the valid values.
+KfVariant parse_kf_variant(const std::string& name);
+KfProcessNoise parse_kf_process_noise(const std::string& name);
+KfOutputFeatures parse_kf_output_features(const std::string& name);
+KfPositive parse_kf_positive(const std::string& name);
+
+/// One KF layer (E → E). Public for tests (coefficients()).
+class KfLayer : public torch::nn::Module {
+ public:
+  KfLayer(int64_t width, const KfOptions& options);
+
+  /// The discrete-time coefficients as used in the scan: a, β (undefined for kf_u), q (time-invariant part), each [N].
+  struct Coefficients {
+    torch::Tensor a, beta, q;
+  };
+  Coefficients coefficients() const;
+
+  /// Number of state tensors this layer carries.
+  int64_t state_tensors() const;
+  /// Appends this layer's initial state ([B, N] tensors) to `out`.
+  void initial_state(int64_t batch, const torch::TensorOptions& options, std::vector<torch::Tensor>& out) const;
+  /// h: [T, B, E]; state: this layer's tensors; returns z [T, B, E] and appends the new state to `new_state`.
+  torch::Tensor forward(const torch::Tensor& h, const torch::Tensor* state, const torch::Tensor& starts,
+                        std::vector<torch::Tensor>& new_state);
+
+ private:
+  torch::Tensor positive(const torch::Tensor& raw) const;
+
+  KfOptions options_;
+  int64_t width_;
+  int64_t n_;
+  bool has_u_;
+  bool has_kf_;
+  torch::nn::Linear in_proj_{nullptr};
+  torch::nn::Linear out_proj_{nullptr};
+  torch::Tensor a_log_, b_tilde_, q_raw_, dt_raw_;
+};
+
+class Kf : public Memory {
+ public:
+  Kf(int64_t input_size, const KfOptions& options = {});
+  int64_t output_size() const override { return width_; }
+  MemoryState initial_state(int64_t batch, const torch::Device& device) const override;
+  MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
+
+  const KfOptions& options() const { return options_; }
+  const KfLayer& layer(int64_t index) const { return *layers_.at(static_cast<size_t>(index)); }
+
+ private:
+  torch::Tensor rms(const torch::Tensor& h, const torch::Tensor& gain) const;
+
+  KfOptions options_;
+  int64_t width_;
+  torch::nn::Linear input_map_{nullptr};
+  std::vector<std::shared_ptr<KfLayer>> layers_;
+  std::vector<torch::Tensor> norm_gains_;
+};
+
+}  // namespace rlm::memory
