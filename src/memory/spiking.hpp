@@ -1,0 +1,130 @@
+// Spiking-gate cell ("Spiking Neuron as Discrete Gating", SDG; research/spiking.md §1): a complex diagonal linear
+// recurrence whose input and output highways are opened by leaky spiking neurons (PSN-style LIF, no reset) with a
+// Heaviside spike, an arctan surrogate gradient and a random threshold while training.
+//
+// Per step (spiking.md §1.2–1.5), with [Re, Im] pairs for the complex values:
+//   m_t   = (1 − k) ⊙ m_{t−1} + k ⊙ u_t,   u = [W_i x, W_o x],  k = sigmoid(w) ∈ (0, 1)     (membranes, in and out)
+//   s_t   = Θ(m_t − V_th)                  V_th = θ + X, X ~ U(noise_low, noise_high) when training; fixed when acting
+//   h_t   = a_t ⊙ h_{t−1} + b_t,   a_t = c_t s^in_t + (1 − s^in_t),  b_t = (W_x x_t) s^in_t        (h ∈ C^{N_h})
+//   ŷ_t   = s^out_t ⊙ h_t + (1 − s^out_t) ⊙ W_x x_t
+//   out_t = LN(W_y [Re ŷ_t, Im ŷ_t])       (no affine parameters)
+// Both recurrences run through rlm::scan::linear_scan (one real scan for the two membranes, one complex scan for h),
+// in the order u → m-scan → s → a, b → h-scan → ŷ → out (§1.4). Episode starts reset h and m to 0.
+//
+// Random thresholds: in training mode (is_training()) with noise_sampling = kPerStep, each forward draws one
+// torch::rand({T, B, 2·N_h}) from the default generator of x's device (channels: input-gate neurons, then
+// output-gate neurons). On the CPU generator draws are consumed element by element in memory order, so T calls
+// with T = 1 after the same torch::manual_seed draw exactly the same thresholds as one call over the sequence (the
+// tests check this). On CUDA (Philox offsets) that equality holds only in eval mode. In eval mode nothing is drawn.
+// With noise_sampling = kPerSequence one rand({B, 2·N_h}) is drawn per call, so training-mode stepping draws anew
+// at every step and only eval mode matches sequence mode. PpoTrainer rollouts must run in eval mode (model->eval())
+// to act with the fixed threshold (spiking.md §1.2).
+//
+// Carried state (batch-first, 4·N_h floats per entry, §1.5): tensors[0] = h as [B, N_h, 2] (Re, Im; torch's
+// view_as_real layout), tensors[1] = m as [B, 2·N_h] (input-gate membranes, then output-gate membranes). The initial
+// state is all zeros (h_0 = m_0 = 0, §1.2–1.3).
+//
+// Parameters: in_proj (one Linear N_x → P holding W_x (Re, Im), W_i, W_o and, for the input-dependent forget gate,
+// W_c (Re, Im), in that order along the output: P = 6·N_h, or 4·N_h with the LRU forget gate), leak_logit ([2, N_h],
+// or [1, N_h] when shared), lru_nu_log / lru_phase_log ([N_h], LRU forget gate only), out_proj (Linear 2·N_h → N_out).
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "memory/memory.hpp"
+
+namespace rlm::memory {
+
+/// Forget gate c_t of the cell (spiking.md §1.3, §7 item 1).
+enum class SpikingForgetGate {
+  kInputDependent,  ///< ĉ = W_c x, c = ĉ·tanh(r)/r with r = sqrt(|ĉ|² + 1) (§1.3 option 1, [R] default)
+  kLru,             ///< c = exp(−exp(ν) + i·exp(φ)), learnable per channel, LRU ring init (§1.3 option 2)
+};
+
+/// Backward of the Heaviside spike (spiking.md §1.2, §1.8, §3 step 5).
+enum class SpikingSurrogate {
+  kAtan,      ///< Θ'(z) := 1/(1 + (πz)²) (§1.2, paper default)
+  kGaussian,  ///< Θ'(z) := exp(−z²/2)/√(2π) ("Gaussian as SG" ablation, §1.8)
+  kNone,      ///< the true gradient of Θ, zero (saliency diagnostic, §3 step 5)
+};
+
+/// What opens the highways (spiking.md §1.8).
+enum class SpikingGate {
+  kSpike,    ///< s = Θ(m − V_th) with the surrogate above (the cell)
+  kSigmoid,  ///< s = σ(m − acting threshold), no noise ("Ours w/ sigmoid" ablation, §1.8 [R])
+};
+
+/// How the threshold noise X is drawn in training mode (spiking.md §7 item 4).
+enum class SpikingNoiseSampling {
+  kPerStep,      ///< i.i.d. per (time, batch, neuron) on every forward ([R] default)
+  kPerSequence,  ///< one draw per (batch, neuron) per forward, shared by all T steps (the §7 item 4 flag)
+};
+
+/// Parameter initialisation (spiking.md §1.9).
+enum class SpikingInit {
+  kTorchDefault,     ///< PyTorch Linear defaults U(±1/√fan_in), weights and biases (§1.9 [R])
+  kTruncatedNormal,  ///< Linear weights and biases ~ N(0, 0.02²) cut at ±0.04, as TFPORL's LRU (§1.9 alternative)
+};
+
+struct SpikingOptions {
+  int64_t hidden_size = 128;  ///< N_h, complex channels and neurons per gate (§1.1; PVM 128, POPGym 1024, §1.7)
+  int64_t output_size = 0;    ///< N_out of W_y; 0 means N_out = N_h (§1.7 [R], §7 item 2)
+  double leak_init = 0.5;     ///< k0 = 1/τ_m at init, k = sigmoid(w), w0 = logit(k0) (§1.2; 0.1 for adding/Minecraft)
+  bool shared_leak = false;   ///< one k vector for both gate neurons instead of one each (§7 item 3; [R] separate)
+  double theta = 0.0;         ///< θ of V_th = θ + X (§1.2 Eq. 8; PVM 1, other RL tasks 0)
+  double noise_low = 0.0;     ///< X ~ U(noise_low, noise_high) in training (§1.2 Eq. 8); low == high: constant V_th
+  double noise_high = 1.0;    ///< upper end of X (§1.2 Eq. 8); low == high == 0.5: "Constant Vth" ablation (§1.8)
+  SpikingNoiseSampling noise_sampling = SpikingNoiseSampling::kPerStep;  ///< granularity of X (§7 item 4)
+  std::optional<double> acting_threshold;  ///< V_th when not training; unset: θ + E[X] (§1.2, e.g. θ + 0.5)
+  SpikingForgetGate forget_gate = SpikingForgetGate::kInputDependent;  ///< which c_t (§1.3, §7 item 1)
+  bool magnitude_in_tanh = true;  ///< tanh(r)/r (§1.3 [R]); false: tanh(|ĉ|)/r, r = sqrt(|ĉ|²+1) (§7 item 1)
+  double lru_r_min = 0.8;         ///< LRU ring init, smallest |λ| (§1.3 option 2, §2 LRU, TFPORL default)
+  double lru_r_max = 0.99;        ///< LRU ring init, largest |λ| (§1.3 option 2, §2 LRU, TFPORL default)
+  SpikingSurrogate surrogate = SpikingSurrogate::kAtan;  ///< spike backward (§1.2; ablation §1.8; saliency §3)
+  SpikingGate gate = SpikingGate::kSpike;                ///< spiking or sigmoid gates (§1.8)
+  double layer_norm_eps = 1e-5;                          ///< eps of the output LN (§7 item 2)
+  SpikingInit init = SpikingInit::kTorchDefault;         ///< initialisation scheme (§1.9)
+
+  int64_t resolved_output_size() const { return output_size > 0 ? output_size : hidden_size; }
+  /// The fixed threshold used when acting (eval mode) and by the sigmoid gate.
+  double resolved_acting_threshold() const {
+    return acting_threshold ? *acting_threshold : theta + 0.5 * (noise_low + noise_high);
+  }
+};
+
+/// Heaviside spike Θ(z) (1 where z ≥ 0) whose backward is the chosen surrogate derivative (a custom autograd op).
+torch::Tensor spike(const torch::Tensor& z, SpikingSurrogate surrogate);
+
+/// Intermediate values of one forward, for tests and diagnostics (gate statistics, saliency).
+struct SpikingTrace {
+  torch::Tensor membrane;   ///< m: [T, B, 2·N_h] (input gates, then output gates)
+  torch::Tensor threshold;  ///< V_th used: broadcastable to m (a scalar tensor when fixed)
+  torch::Tensor gates;      ///< s: [T, B, 2·N_h]
+  torch::Tensor hidden;     ///< h: [T, B, N_h] complex
+};
+
+class Spiking : public Memory {
+ public:
+  Spiking(int64_t input_size, const SpikingOptions& options);
+  int64_t output_size() const override { return options_.resolved_output_size(); }
+  MemoryState initial_state(int64_t batch, const torch::Device& device) const override;
+  MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
+  /// forward, also returning the intermediate values in `trace`.
+  MemoryOutput forward_traced(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts,
+                              SpikingTrace* trace);
+
+  const SpikingOptions& options() const { return options_; }
+  /// Number of real parameters for these sizes and options (tests compare it with parameters()).
+  static int64_t parameter_count(int64_t input_size, const SpikingOptions& options);
+
+ private:
+  SpikingOptions options_;
+  int64_t input_size_;
+  torch::nn::Linear in_proj_{nullptr};
+  torch::nn::Linear out_proj_{nullptr};
+  torch::Tensor leak_logit_;     // [2 or 1, N_h]
+  torch::Tensor lru_nu_log_;     // [N_h], LRU forget gate only
+  torch::Tensor lru_phase_log_;  // [N_h], LRU forget gate only
+};
+
+}  // namespace rlm::memory
