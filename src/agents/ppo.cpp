@@ -125,6 +125,13 @@ void PpoTrainer::save(bool force) {
 // ---------------------------------------------------------------------------------------------------------------
 PpoTrainer::Rollout PpoTrainer::collect_rollout() {
   torch::NoGradGuard no_grad;
+  // Acting runs the model in eval mode (the spiking cell's fixed threshold, spiking.md §1.2), updates in training
+  // mode (its random threshold); the resulting ratio offset at the first epoch is the spec's choice (§7 item 5).
+  model_->eval();
+  struct TrainModeOnExit {
+    ActorCritic model;
+    ~TrainModeOnExit() { model->train(); }
+  } restore{model_};
   const int64_t n = envs_->num_envs();
   const int64_t obs_size = envs_->obs_size();
   const int64_t components = action_spec_.action_size();

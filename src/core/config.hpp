@@ -34,7 +34,7 @@ inline Choices one_of(std::initializer_list<std::string_view> values) { return {
 inline Choices non_empty() { return {}; }
 
 /// Memory backends a config may name (model.memory.type). Extend as backends are registered in src/memory.
-inline const Choices kMemoryTypes = one_of({"gru", "shm"});
+inline const Choices kMemoryTypes = one_of({"gru", "shm", "ffm", "kf", "spiking"});
 
 struct ExperimentConfig {
   /// Run name: runs go to <runs_dir>/<name>/<timestamp>/.
@@ -118,19 +118,123 @@ struct ShmConfig {
   bool operator==(const ShmConfig&) const = default;
 };
 
+/// FFM options (model.memory.ffm; ffm.md, src/memory/ffm.hpp). The output width d is model.memory.hidden_size.
+struct FfmConfig {
+  /// m, rows of the decaying trace (POPGym: 32).
+  int memory_size = 32;
+  /// c, complex contexts per row (POPGym: 4).
+  int context_size = 4;
+  /// Longest initial period / memory horizon t_e (ffm.md §1.4; 128 for the POMDP-Baselines setup).
+  double max_period = 1024;
+  /// α/ω initialisation (ffm.md §5.1): code (reference code), paper (App. B eq. 31/33), periods (Fig. 6).
+  std::string init = "code";
+  /// Frequency sign (ffm.md §5.2): false = the code's exp(+iωt), true = the paper's exp(−iωt).
+  bool conjugate_frequency = false;
+  /// Order of the real features fed to the mixing Linear (ffm.md §5.3): interleaved (code) or concatenated (paper).
+  std::string flatten = "interleaved";
+  /// Decay shape (ffm.md §5.16): outer (FFM) or hadamard (the FFM-HP ablation).
+  std::string decay_shape = "outer";
+  /// Run the scan in complex128 (the reference code's batched path) instead of complex64.
+  bool double_precision = false;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("memory_size", memory_size, at_least(1));
+    v.field("context_size", context_size, at_least(1));
+    v.field("max_period", max_period, greater_than(0));
+    v.field("init", init, one_of({"code", "paper", "periods"}));
+    v.field("conjugate_frequency", conjugate_frequency);
+    v.field("flatten", flatten, one_of({"interleaved", "concatenated"}));
+    v.field("decay_shape", decay_shape, one_of({"outer", "hadamard"}));
+    v.field("double_precision", double_precision);
+  }
+  bool operator==(const FfmConfig&) const = default;
+};
+
+/// KF-layer options (model.memory.kf; kf.md, src/memory/kf.hpp). The layer width E is model.memory.hidden_size
+/// (a Linear maps the input to E when the widths differ).
+struct KfConfig {
+  /// N, the state size of each layer (kf.md §1.7: 128).
+  int state_size = 128;
+  /// L, stacked KF layers.
+  int num_layers = 1;
+  /// kf (vSSM+KF, the paper's model), kf_u (vSSM+KF-u) or vssm (no Kalman update).
+  std::string variant = "kf";
+  /// RMSNorm output block (kf.md §1.7: on for DMC, off for POPGym and BestArm).
+  bool rms_norm = false;
+  /// 0: the predict step uses u_t (recommended); 1: the paper's literal u_{t-1} (kf.md §1.3).
+  int input_lag = 0;
+  /// time_invariant (the paper's final design) or input_dependent process noise (kf.md §1.8).
+  std::string process_noise = "time_invariant";
+  /// mean (the paper's final design) or mean_cov: the output Linear also reads the posterior variance.
+  std::string output_features = "mean";
+
+  template <class V>
+  void visit(V& v) {
+    v.field("state_size", state_size, at_least(1));
+    v.field("num_layers", num_layers, at_least(1));
+    v.field("variant", variant, one_of({"kf", "kf_u", "vssm"}));
+    v.field("rms_norm", rms_norm);
+    v.field("input_lag", input_lag, in_range(0, 1));
+    v.field("process_noise", process_noise, one_of({"time_invariant", "input_dependent"}));
+    v.field("output_features", output_features, one_of({"mean", "mean_cov"}));
+  }
+  bool operator==(const KfConfig&) const = default;
+};
+
+/// Spiking-gate cell options (model.memory.spiking; spiking.md, src/memory/spiking.hpp). N_h is
+/// model.memory.hidden_size.
+struct SpikingConfig {
+  /// Output width; 0 means the hidden size.
+  int output_size = 0;
+  /// Initial membrane leak k0 = 1/τ_m (spiking.md §1.2).
+  double leak_init = 0.5;
+  /// θ of the threshold V_th = θ + X (spiking.md §1.2: 1 for Passive Visual Match, 0 for the other RL tasks).
+  double theta = 0.0;
+  /// X ~ U(noise_low, noise_high) while training; equal bounds give a constant threshold.
+  double noise_low = 0.0;
+  double noise_high = 1.0;
+  /// input_dependent (ĉ = W_c x) or lru (learned per-channel decay) forget gate (spiking.md §1.3).
+  std::string forget_gate = "input_dependent";
+  /// Spike backward: atan (1/(1+(πx)²), the paper's), gaussian (ablation) or none (true zero gradient).
+  std::string surrogate = "atan";
+  /// spike (the cell) or sigmoid (the "w/ sigmoid" ablation).
+  std::string gate = "spike";
+
+  template <class V>
+  void visit(V& v) {
+    v.field("output_size", output_size, at_least(0));
+    v.field("leak_init", leak_init, in_range(0, 1));
+    v.field("theta", theta, any_number());
+    v.field("noise_low", noise_low, any_number());
+    v.field("noise_high", noise_high, any_number());
+    v.field("forget_gate", forget_gate, one_of({"input_dependent", "lru"}));
+    v.field("surrogate", surrogate, one_of({"atan", "gaussian", "none"}));
+    v.field("gate", gate, one_of({"spike", "sigmoid"}));
+  }
+  bool operator==(const SpikingConfig&) const = default;
+};
+
 struct MemoryConfig {
   /// Memory backend (one of kMemoryTypes).
   std::string type = "gru";
-  /// Size of the memory: GRU hidden units, SHM's H (an H×H memory).
+  /// Size of the memory: GRU hidden units, SHM's H (an H×H memory), FFM's output width d, the KF layers' width
+  /// E, the spiking cell's N_h.
   int hidden_size = 256;
-  /// Options of the SHM backend (used when type is shm).
+  /// Backend options; each section is read only by its backend.
   ShmConfig shm;
+  FfmConfig ffm;
+  KfConfig kf;
+  SpikingConfig spiking;
 
   template <class V>
   void visit(V& v) {
     v.field("type", type, kMemoryTypes);
     v.field("hidden_size", hidden_size, at_least(1));
     v.section("shm", shm);
+    v.section("ffm", ffm);
+    v.section("kf", kf);
+    v.section("spiking", spiking);
   }
   bool operator==(const MemoryConfig&) const = default;
 };

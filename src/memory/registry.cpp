@@ -4,8 +4,11 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "memory/ffm.hpp"
 #include "memory/gru.hpp"
+#include "memory/kf.hpp"
 #include "memory/shm.hpp"
+#include "memory/spiking.hpp"
 
 namespace rlm::memory {
 namespace {
@@ -26,6 +29,50 @@ const std::map<std::string, Factory>& factories() {
          o.state_clamp = c.shm.state_clamp;
          o.shortcut = c.shm.shortcut;
          return std::make_shared<Shm>(in, o);
+       }},
+      {"ffm",
+       [](const MemoryConfig& c, int64_t in) {
+         FfmOptions o;
+         o.memory_size = c.ffm.memory_size;
+         o.context_size = c.ffm.context_size;
+         o.output_size = c.hidden_size;
+         o.max_period = c.ffm.max_period;
+         o.init = c.ffm.init == "paper" ? FfmInit::kPaper : c.ffm.init == "periods" ? FfmInit::kPeriods : FfmInit::kCode;
+         o.conjugate_frequency = c.ffm.conjugate_frequency;
+         o.flatten = c.ffm.flatten == "concatenated" ? FfmFlatten::kConcatenated : FfmFlatten::kInterleaved;
+         o.decay_shape = c.ffm.decay_shape == "hadamard" ? FfmDecayShape::kHadamard : FfmDecayShape::kOuter;
+         o.double_precision = c.ffm.double_precision;
+         return std::make_shared<Ffm>(in, o);
+       }},
+      {"kf",
+       [](const MemoryConfig& c, int64_t in) {
+         KfOptions o;
+         o.hidden_size = c.hidden_size;
+         o.state_size = c.kf.state_size;
+         o.num_layers = c.kf.num_layers;
+         o.variant = parse_kf_variant(c.kf.variant);
+         o.rms_norm = c.kf.rms_norm;
+         o.input_lag = c.kf.input_lag;
+         o.process_noise = parse_kf_process_noise(c.kf.process_noise);
+         o.output_features = parse_kf_output_features(c.kf.output_features);
+         return std::make_shared<Kf>(in, o);
+       }},
+      {"spiking",
+       [](const MemoryConfig& c, int64_t in) {
+         SpikingOptions o;
+         o.hidden_size = c.hidden_size;
+         o.output_size = c.spiking.output_size;
+         o.leak_init = c.spiking.leak_init;
+         o.theta = c.spiking.theta;
+         o.noise_low = c.spiking.noise_low;
+         o.noise_high = c.spiking.noise_high;
+         o.forget_gate =
+             c.spiking.forget_gate == "lru" ? SpikingForgetGate::kLru : SpikingForgetGate::kInputDependent;
+         o.surrogate = c.spiking.surrogate == "gaussian" ? SpikingSurrogate::kGaussian
+                       : c.spiking.surrogate == "none"   ? SpikingSurrogate::kNone
+                                                         : SpikingSurrogate::kAtan;
+         o.gate = c.spiking.gate == "sigmoid" ? SpikingGate::kSigmoid : SpikingGate::kSpike;
+         return std::make_shared<Spiking>(in, o);
        }},
   };
   return table;
