@@ -1,0 +1,96 @@
+// STM backend: the SAM-based two-memory cell of Le, Tran and Venkatesh, "Self-attentive Associative Memory"
+// (ICML 2020), written from the project's spec digest stm.md (section numbers below refer to it) and
+// models_algos.md §3. Where paper [P] and official code [C] disagree the spec's recommendation is the default and
+// the other behaviour an option where the spec asks for one. Fixed [C] choices (stm.md §8): the M^i write is
+// f1 x f1 (D1), gates are sigmoids with scalar biases bI, bF (D2), the write is tanh'd (D3),
+// M^r_t = alpha1 M^r_{t-1} + SAM (D4), the transfer reads the fresh SAM output (D5), the SAM projection mixes the
+// columns of M^i (D6), one SAM iteration per step (D14).
+//
+// Per step (stm.md §3.2): the item memory M^i [d, d] takes a gated outer-product write of f1(x); the relational
+// memory M^r [nq, d, d] is read with softmax(f3(x)) and f2(x); SAM (outer-product attention over LayerNorm'd
+// projections of M^i) produces the new relational content R0, which is transferred back into M^i (G1) and added
+// to alpha1 * M^r; the output is head(LN(G3(G2(M^r)))).
+//
+// The recurrence is non-linear (stm.md §5), so forward runs a loop over T of batched ops; everything that depends
+// only on x (the input projections, the gates' x-term, the read weights) is computed for all T at once, and the
+// output stage after G2 runs once over [T * B] after the loop.
+#pragma once
+#include <optional>
+
+#include "memory/memory.hpp"
+
+namespace rlm::memory {
+
+struct StmOptions {
+  /// SAM projection LayerNorm (stm.md §3.2 "LN_qkv", decision D6).
+  enum class QkvNorm {
+    kMatrix,  ///< (a) stm_basic: one LayerNorm over the whole [d, 3nq] projection, affine [d, 3nq] ([REC] default)
+    kRow,     ///< (b) stm_rl (Atari code): LayerNorm over 3nq for each of the d rows, affine [3nq]
+    kVector,  ///< (c) paper: LayerNorm of each query/key/value vector over d, one affine [d] each for Q, K and V
+  };
+  /// Initialisation of every Linear inside the cell (stm.md §3.4).
+  enum class Init {
+    kGlorot,  ///< A3C's weights_init: W ~ U(+-sqrt(6 / (fan_in + fan_out))), b = 0 (the paper's RL runs)
+    kTorch,   ///< PyTorch's default W, b ~ U(+-1 / sqrt(fan_in)) (the supervised tasks)
+  };
+
+  int64_t item_size = 96;        ///< d: item memory is d x d, each relational slot d x d (stm.md §1, §6 "slot_size")
+  int64_t num_slots = 8;         ///< nq = nkv: SAM queries = relational slots = key/value pairs (stm.md §1, §6)
+  int64_t rel_size = 96;         ///< nr: per-slot width after G2 (stm.md §3.1 step 5, §6 "rel_size")
+  int64_t out_att_size = 64;     ///< no: width of o_t = G3(...) (stm.md D9, models_algos.md §3 "out_att_size")
+  int64_t mlp_size = 128;        ///< hidden width of the 2-layer ReLU head on o_t; 0 = no head, y = LN(o) (stm.md D9)
+  int64_t output_size = 256;     ///< width of y = head output (stm.md D9; 256 in the paper's RL agent, §6)
+  bool output_layernorm = true;  ///< LayerNorm(no) on o_t before the head, as in the RL code (stm.md §3.2, D9)
+  /// Carry M^r across steps (full model of stm.md §3.2, [REC] default). false reproduces the Atari code exactly
+  /// (stm.md §3.3, D7): no M^r read, M^r_t = SAM(M^i_t), only M^i is state; f2, f3, alpha1, alpha2 and the learned
+  /// M^r_0 then do not exist. Fixing alpha1 = alpha2 = 0 has the same effect.
+  bool carry_relational = true;
+  /// Gated M^i write I*tanh(f1 x f1) + F*M^i (code's rd = true, stm.md §3.2, D2, D3); false = the ungated
+  /// M^i + f1 x f1 of the "no gates" ablation (stm.md §3.4 "Gates off", Table 1).
+  bool gated = true;
+  QkvNorm qkv_norm = QkvNorm::kMatrix;  ///< stm.md §3.2 variants (a)/(b)/(c), decision D6
+  Init init = Init::kGlorot;            ///< stm.md §3.4: the paper's RL runs re-initialised every Linear this way
+  /// Learned initial memories M^i_0 ~ U(+-1/sqrt(2d)), M^r_0 ~ U(+-1/sqrt(2d+nq)) used at every reset (stm.md §3.4,
+  /// D13, [REC]); false = zero initial memories.
+  bool learn_init_state = true;
+  /// Fixed values for alpha1, alpha2, alpha3 (code's init_alphas, stm.md §3.4); nullopt = learnable, initialised 0.
+  std::optional<double> alpha1, alpha2, alpha3;
+  /// Clamp alpha1 to [0, 1] in M^r_t = alpha1 * M^r_{t-1} + SAM so M^r cannot explode over long episodes
+  /// (stm.md D4 option; the [C] default is the unconstrained alpha1).
+  bool alpha1_clamp = false;
+};
+
+class Stm : public Memory {
+ public:
+  Stm(int64_t input_size, const StmOptions& options);
+  int64_t output_size() const override { return output_width_; }
+  /// {M^i [B, d, d]} and, when M^r is carried, {M^i, M^r [B, nq, d, d]}. M^r is stored with each slot
+  /// transposed: state[b][s][c][a] is the spec's M^r[s, a, c] (stm.md §3.2), which lets the SAM output be added
+  /// without a copy and G2 run as one matmul. G2's weight columns are indexed (c, a) accordingly.
+  MemoryState initial_state(int64_t batch, const torch::Device& device) const override;
+  MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
+
+  const StmOptions& options() const { return options_; }
+
+ private:
+  torch::Tensor alpha(const torch::Tensor& param, const std::optional<double>& fixed, const torch::Tensor& like) const;
+
+  StmOptions options_;
+  int64_t output_width_;
+  bool carries_relational_;  ///< carry_relational, unless alpha1 and alpha2 are both fixed at 0 (M^r_{t-1} unused)
+  bool reads_relational_;    ///< carries M^r and alpha2 is not fixed at 0: the M^r read path exists
+
+  torch::nn::Linear f1_{nullptr}, f2_{nullptr}, f3_{nullptr};  // input projections (stm.md §3.2)
+  torch::nn::Linear gate_in_{nullptr}, gate_mem_{nullptr};     // Wg_in, Wg_mem
+  torch::Tensor input_bias_, forget_bias_;                     // bI = 0, bF = 1 (scalars)
+  torch::nn::Linear qkv_{nullptr};                             // Wqkv: d -> 3nq
+  torch::nn::LayerNorm qkv_ln_{nullptr};                       // variants (a), (b)
+  torch::Tensor qkv_ln_weight_, qkv_ln_bias_;                  // variant (c): [3, 1, d]
+  torch::nn::Linear g1_{nullptr}, g2_{nullptr}, g3_{nullptr};  // transfer, distillation, output
+  torch::nn::LayerNorm out_ln_{nullptr};
+  torch::nn::Linear head1_{nullptr}, head2_{nullptr}, head_out_{nullptr};
+  torch::Tensor alpha1_, alpha2_, alpha3_;  // learnable scalars [1] (undefined when fixed or unused)
+  torch::Tensor item0_, rel0_;              // learned initial memories (undefined when zeros or unused)
+};
+
+}  // namespace rlm::memory
