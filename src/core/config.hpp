@@ -34,7 +34,7 @@ inline Choices one_of(std::initializer_list<std::string_view> values) { return {
 inline Choices non_empty() { return {}; }
 
 /// Memory backends a config may name (model.memory.type). Extend as backends are registered in src/memory.
-inline const Choices kMemoryTypes = one_of({"gru", "shm", "ffm", "kf", "spiking"});
+inline const Choices kMemoryTypes = one_of({"ffm", "gru", "kf", "shm", "spiking", "stm"});
 
 struct ExperimentConfig {
   /// Run name: runs go to <runs_dir>/<name>/<timestamp>/.
@@ -215,17 +215,45 @@ struct SpikingConfig {
   bool operator==(const SpikingConfig&) const = default;
 };
 
+/// STM options (model.memory.stm; stm.md, src/memory/stm.hpp). The output width is model.memory.hidden_size.
+struct StmConfig {
+  /// d: the item memory is d×d, each relational slot d×d (stm.md §6: 96).
+  int item_size = 96;
+  /// nq = nkv: queries, relational slots and key/value pairs (stm.md §6: 8).
+  int num_slots = 8;
+  /// nr: per-slot width after G2 (stm.md §3.1: 96).
+  int rel_size = 96;
+  /// Carry the relational memory across steps (stm.md §3.3 full model); false reproduces the Atari code.
+  bool carry_relational = true;
+  /// Gated item-memory write (the code's rd = true); false is the "no gates" ablation.
+  bool gated = true;
+  /// SAM projection LayerNorm (stm.md §3.2, D6): matrix (stm_basic), row (the Atari code), vector (the paper).
+  std::string qkv_norm = "matrix";
+
+  template <class V>
+  void visit(V& v) {
+    v.field("item_size", item_size, at_least(1));
+    v.field("num_slots", num_slots, at_least(1));
+    v.field("rel_size", rel_size, at_least(1));
+    v.field("carry_relational", carry_relational);
+    v.field("gated", gated);
+    v.field("qkv_norm", qkv_norm, one_of({"matrix", "row", "vector"}));
+  }
+  bool operator==(const StmConfig&) const = default;
+};
+
 struct MemoryConfig {
   /// Memory backend (one of kMemoryTypes).
   std::string type = "gru";
   /// Size of the memory: GRU hidden units, SHM's H (an H×H memory), FFM's output width d, the KF layers' width
-  /// E, the spiking cell's N_h.
+  /// E, the spiking cell's N_h, STM's output width.
   int hidden_size = 256;
   /// Backend options; each section is read only by its backend.
   ShmConfig shm;
   FfmConfig ffm;
   KfConfig kf;
   SpikingConfig spiking;
+  StmConfig stm;
 
   template <class V>
   void visit(V& v) {
@@ -235,6 +263,7 @@ struct MemoryConfig {
     v.section("ffm", ffm);
     v.section("kf", kf);
     v.section("spiking", spiking);
+    v.section("stm", stm);
   }
   bool operator==(const MemoryConfig&) const = default;
 };

@@ -9,6 +9,7 @@
 #include "memory/kf.hpp"
 #include "memory/shm.hpp"
 #include "memory/spiking.hpp"
+#include "memory/stm.hpp"
 
 namespace rlm::memory {
 namespace {
@@ -73,6 +74,20 @@ const std::map<std::string, Factory>& factories() {
                                                          : SpikingSurrogate::kAtan;
          o.gate = c.spiking.gate == "sigmoid" ? SpikingGate::kSigmoid : SpikingGate::kSpike;
          return std::make_shared<Spiking>(in, o);
+       }},
+      {"stm",
+       [](const MemoryConfig& c, int64_t in) {
+         StmOptions o;
+         o.item_size = c.stm.item_size;
+         o.num_slots = c.stm.num_slots;
+         o.rel_size = c.stm.rel_size;
+         o.output_size = c.hidden_size;
+         o.carry_relational = c.stm.carry_relational;
+         o.gated = c.stm.gated;
+         o.qkv_norm = c.stm.qkv_norm == "row"      ? StmOptions::QkvNorm::kRow
+                      : c.stm.qkv_norm == "vector" ? StmOptions::QkvNorm::kVector
+                                                   : StmOptions::QkvNorm::kMatrix;
+         return std::make_shared<Stm>(in, o);
        }},
   };
   return table;

@@ -233,7 +233,7 @@ TEST_CASE("values out of range or not among the choices are errors", "[config]")
         "x.yaml:2: experiment.device = 'gpu' is not one of auto, cpu, cuda");
   CHECK(error_of("algo:\n  batch_mode: full\n") ==
         "x.yaml:2: algo.batch_mode = 'full' is not one of complete_episodes");
-  CHECK(error_of("model:\n  memory:\n    type: lstm\n") == "x.yaml:3: model.memory.type = 'lstm' is not one of gru");
+  CHECK(error_of("model:\n  memory:\n    type: lstm\n") == "x.yaml:3: model.memory.type = 'lstm' is not one of ffm, gru, kf, shm, spiking, stm");
   CHECK(error_of("experiment:\n  name: ''\n") == "x.yaml:2: experiment.name must not be empty");
   // grad_clip <= 0 means off, so any finite value is allowed.
   CHECK(parse("algo:\n  grad_clip: -1\n").algo.grad_clip == -1.0);
@@ -296,7 +296,7 @@ TEST_CASE("override errors quote the token", "[config]") {
   CHECK(error_of("", {"algo.lerning_rate"}) ==
         "command line: algo.lerning_rate: expected key.path=value (did you mean 'algo.lr=...'?)");
   CHECK(error_of("", {"model.memory.type=lstm"}) ==
-        "command line: model.memory.type=lstm: model.memory.type = 'lstm' is not one of gru");
+        "command line: model.memory.type=lstm: model.memory.type = 'lstm' is not one of ffm, gru, kf, shm, spiking, stm");
   // A bad override is reported even when the file is fine, and a bad file before any override.
   CHECK(error_of("algo:\n  lr: fast\n", {"algo.lr=1"}) == "x.yaml:2: algo.lr: expected a number, got 'fast'");
 }
