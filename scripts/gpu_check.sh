@@ -41,4 +41,10 @@ for threads in 2 8; do
 done
 ./build-gpu/rlm bench --device cuda --json "$RESULTS/ppo_bench.json" > "$RESULTS/ppo_bench.txt" 2>&1
 cat "$RESULTS/ppo_bench.txt"
+# Scan bandwidth against the device's copy bandwidth, and every memory backend at POPGym sizes on the GPU.
+./build-gpu/rlm bench-memory --device cuda --json "$RESULTS/memory_bench.json" > "$RESULTS/memory_bench.txt" 2>&1
+cat "$RESULTS/memory_bench.txt"
+# The CUDA tests by name, so their result is visible even when another test fails.
+./build-gpu/test_scan "[cuda]" > "$RESULTS/cuda_tests.txt" 2>&1
+tail -3 "$RESULTS/cuda_tests.txt"
 exit $tests_status

@@ -156,7 +156,8 @@ torch::Tensor scan_forward(const torch::Tensor& a, const torch::Tensor& b, const
 class LinearScanFunction : public torch::autograd::Function<LinearScanFunction> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a, const torch::Tensor& b,
-                               const torch::Tensor& h0, const torch::Tensor& starts) {
+                               const torch::Tensor& h0, const torch::Tensor& resets) {
+    const torch::Tensor starts = resets.numel() > 0 ? resets : torch::Tensor();
     torch::Tensor h = scan_forward(a, b, h0, starts);
     ctx->save_for_backward({a, h0, h});
     ctx->saved_data["has_starts"] = starts.defined();
@@ -202,7 +203,9 @@ class LinearScanFunction : public torch::autograd::Function<LinearScanFunction> 
 torch::Tensor linear_scan(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h0,
                           const torch::Tensor& starts) {
   check_inputs(a, b, h0, starts);
-  return LinearScanFunction::apply(a, b, h0, starts);
+  // Autograd functions cannot take undefined tensors: "no resets" travels as an empty tensor.
+  const auto resets = starts.defined() ? starts : torch::empty({0}, b.options().dtype(torch::kBool));
+  return LinearScanFunction::apply(a, b, h0, resets);
 }
 
 torch::Tensor linear_scan_reference(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h0,

@@ -180,7 +180,8 @@ class ShmScanFunction : public torch::autograd::Function<ShmScanFunction> {
   static torch::autograd::tensor_list forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& theta,
                                               const torch::Tensor& vc, const torch::Tensor& eta,
                                               const torch::Tensor& v, const torch::Tensor& k, const torch::Tensor& q,
-                                              const torch::Tensor& m0, const torch::Tensor& starts, double clamp) {
+                                              const torch::Tensor& m0, const torch::Tensor& resets, double clamp) {
+    const torch::Tensor starts = resets.numel() > 0 ? resets : torch::Tensor();
     const Inputs in = contiguous_inputs(theta, vc, eta, v, k, q, m0, starts);
     const int64_t steps = theta.size(0), batch = theta.size(1), size = theta.size(2);
     auto y = torch::empty({steps, batch, size}, theta.options());
@@ -238,7 +239,9 @@ ShmScanOutput shm_scan(const torch::Tensor& theta, const torch::Tensor& vc, cons
                        const torch::Tensor& starts, double state_clamp) {
   check_shm_inputs(theta, vc, eta, v, k, q, m0, starts);
   if (theta.size(0) == 0) return {torch::empty_like(theta), m0};
-  auto out = ShmScanFunction::apply(theta, vc, eta, v, k, q, m0, starts, state_clamp);
+  // Autograd functions cannot take undefined tensors: "no resets" travels as an empty tensor.
+  const auto resets = starts.defined() ? starts : torch::empty({0}, theta.options().dtype(torch::kBool));
+  auto out = ShmScanFunction::apply(theta, vc, eta, v, k, q, m0, resets, state_clamp);
   return {out[0], out[1]};
 }
 

@@ -59,6 +59,28 @@ TEST_CASE("shm: stepping one step at a time equals one call over the sequence", 
   }
 }
 
+TEST_CASE("shm: acting without gradient (one step at a time) equals the training forward", "[memory][shm]") {
+  torch::manual_seed(5);
+  auto options = small_options();
+  options.state_clamp = 0.5;  // exercised on both paths
+  Shm shm(7, options);
+  auto x = torch::randn({9, 2, 7});
+  auto starts = torch::zeros({9, 2}, torch::kBool);
+  starts[3][0] = true;
+  auto h0 = MemoryState{{torch::randn({2, 6, 6})}};
+  torch::manual_seed(8);
+  auto whole = shm.forward(x, h0, starts);
+  torch::manual_seed(8);
+  MemoryState last;
+  torch::Tensor stepped;
+  {
+    torch::NoGradGuard no_grad;
+    stepped = run_stepwise(shm, x, h0, starts, &last);
+  }
+  CHECK(torch::allclose(whole.y, stepped, 1e-5, 1e-6));
+  CHECK(torch::allclose(whole.state.tensors[0], last.tensors[0], 1e-5, 1e-6));
+}
+
 TEST_CASE("shm: random theta rows differ between draws and index0_compat always uses row 0", "[memory][shm]") {
   torch::manual_seed(3);
   Shm shm(4, small_options());

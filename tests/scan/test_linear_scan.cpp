@@ -203,6 +203,17 @@ TEST_CASE("linear_scan: float32 over T = 4096 stays close to the float64 loop", 
   check_close(h0.grad(), want.grad_h0, 1e-5);
 }
 
+TEST_CASE("linear_scan without starts equals all-false starts, forward and backward", "[scan]") {
+  const auto p = make_problem(9, 2, 5, torch::kFloat64, 4);
+  auto a1 = p.a.clone().requires_grad_(true), a2 = p.a.clone().requires_grad_(true);
+  const auto none = linear_scan(a1, p.b, p.h0);
+  const auto zeros = linear_scan(a2, p.b, p.h0, torch::zeros({9, 2}, torch::kBool));
+  CHECK(torch::equal(none, zeros));
+  none.sum().backward();
+  zeros.sum().backward();
+  CHECK(torch::equal(a1.grad(), a2.grad()));
+}
+
 TEST_CASE("linear_scan: bad inputs give clear errors", "[scan]") {
   const auto p = make_problem(4, 2, 3, torch::kFloat32, 1);
   CHECK_THROWS_WITH(linear_scan(p.a, p.b.slice(0, 1), p.h0), Catch::Contains("differ in shape"));

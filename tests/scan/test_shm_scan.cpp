@@ -92,6 +92,14 @@ TEST_CASE("shm_scan: a reset equals a fresh zero state", "[scan][shm]") {
   CHECK_FALSE(torch::allclose(whole[0].slice(0, 8).select(1, 0), fresh[0].select(1, 0), 1e-6, 1e-6));
 }
 
+TEST_CASE("shm_scan without starts equals all-false starts", "[scan][shm]") {
+  auto p = make_problem(12, 2, 4, 8);
+  p.starts.zero_();
+  const auto with_flags = run(false, p, 0.0, 1);
+  ShmProblem none{p.inputs, torch::Tensor()};
+  check_all_close(run(false, none, 0.0, 1), with_flags, 0.0);
+}
+
 TEST_CASE("shm_scan float32 stays close to float64", "[scan][shm]") {
   const auto p = make_problem(100, 4, 16, 5);
   std::vector<torch::Tensor> in;
