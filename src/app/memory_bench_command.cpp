@@ -122,6 +122,18 @@ int memory_bench_command(const Args& args) {
     memory->to(device);
     int64_t parameters = 0;
     for (const auto& p : memory->parameters()) parameters += p.numel();
+    // Backends that keep their whole state per step for backward (STM: 82,944 floats per sequence and step) would
+    // need more memory than the machine has at full size; say so instead of being killed.
+    int64_t state_floats = 0;
+    for (const auto& t : memory->initial_state(1, torch::kCPU).tensors) state_floats += t.numel();
+    const double autograd_gb = c.config.type == "stm" ? 4.0 * state_floats * sequences * steps / 1e9 : 0.0;
+    if (autograd_gb > 8.0) {
+      fmt::print("{:<28} {:>12} {:>20} {:>22}\n", c.name, parameters,
+                 fmt::format("needs ~{:.0f} GB", autograd_gb), "-");
+      backends.push_back({{"backend", c.name}, {"type", c.config.type}, {"parameters", parameters},
+                          {"skipped", fmt::format("autograd would keep ~{:.0f} GB of states", autograd_gb)}});
+      continue;
+    }
     auto x = torch::randn({steps, sequences, c.input_size}, torch::TensorOptions().device(device));
     auto starts = torch::zeros({steps, sequences}, torch::TensorOptions().dtype(torch::kBool).device(device));
     starts[0].fill_(true);
