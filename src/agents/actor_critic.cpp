@@ -1,5 +1,7 @@
 #include "agents/actor_critic.hpp"
 
+#include <cmath>
+
 #include "memory/registry.hpp"
 
 namespace rlm::agents {
@@ -11,11 +13,17 @@ torch::nn::Linear orthogonal_linear(int64_t in, int64_t out) {
   return layer;
 }
 
-torch::nn::Sequential mlp_head(int64_t in, const std::vector<int>& sizes, int64_t out) {
+void push_activation(torch::nn::Sequential& seq, const std::string& name) {
+  if (name == "leaky_relu") seq->push_back(torch::nn::LeakyReLU());
+  if (name == "relu") seq->push_back(torch::nn::ReLU());
+  // "none": nothing
+}
+
+torch::nn::Sequential mlp_head(int64_t in, const std::vector<int>& sizes, int64_t out, const std::string& activation) {
   torch::nn::Sequential seq;
   for (int size : sizes) {
     seq->push_back(orthogonal_linear(in, size));
-    seq->push_back(torch::nn::LeakyReLU());
+    push_activation(seq, activation);
     in = size;
   }
   torch::nn::Linear last(in, out);
@@ -32,22 +40,75 @@ ActorCriticImpl::ActorCriticImpl(int64_t obs_size, int64_t num_logits, const Mod
       torch::nn::Sequential(orthogonal_linear(obs_size, config.feature_size),
                             torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.feature_size})
                                                      .elementwise_affine(false))));
-  pre_ = register_module("pre", torch::nn::Sequential(orthogonal_linear(config.feature_size, config.preprocessor_size),
-                                                      torch::nn::LeakyReLU()));
+  if (config.embedding == "sine") {
+    // models_algos.md §2.4: PE[p, 2k] = sin(p·d_k), PE[p, 2k+1] = cos(p·d_k), d_k = exp(−2k·ln(max_len)/E) (the base
+    // is max_len, not 10000); frozen. s starts at 0.5.
+    const int64_t rows = config.embedding_max_len, width = config.feature_size;
+    auto position = torch::arange(rows, torch::kFloat64).unsqueeze(1);
+    auto rate = torch::exp(torch::arange(0, width, 2, torch::kFloat64) * (-std::log(static_cast<double>(rows)) / width));
+    auto table = torch::zeros({rows, width}, torch::kFloat64);
+    table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)},
+                     torch::sin(position * rate));
+    table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(1, torch::indexing::None, 2)},
+                     torch::cos(position * rate).slice(1, 0, width / 2));
+    sine_table_ = register_buffer("sine_table", table.to(torch::kFloat32));
+    embedding_scale_ = register_parameter("embedding_scale", torch::full({1}, 0.5));
+  }
+  torch::nn::Sequential pre(orthogonal_linear(config.feature_size, config.preprocessor_size));
+  push_activation(pre, config.activation);
+  pre_ = register_module("pre", pre);
   memory_ = register_module("memory", memory::make_memory(config.memory, config.preprocessor_size));
-  actor_ = register_module("actor", mlp_head(memory_->output_size(), config.head_sizes, num_logits));
-  critic_ = register_module("critic", mlp_head(memory_->output_size(), config.head_sizes, 1));
+  int64_t features = memory_->output_size();
+  if (config.postprocessor_size > 0) {
+    torch::nn::Sequential post(orthogonal_linear(features, config.postprocessor_size));
+    push_activation(post, config.activation);
+    post_ = register_module("post", post);
+    features = config.postprocessor_size;
+  }
+  actor_ = register_module("actor", mlp_head(features, config.head_sizes, num_logits, config.head_activation));
+  critic_ = register_module("critic", mlp_head(features, config.head_sizes, 1, config.head_activation));
 }
 
 ActorCriticOutput ActorCriticImpl::forward(const torch::Tensor& obs, const memory::MemoryState& state,
                                            const torch::Tensor& starts) {
-  auto z = pre_->forward(feature_map_->forward(obs));
-  auto mem = memory_->forward(z, state, starts);
-  return {actor_->forward(mem.y), critic_->forward(mem.y).squeeze(-1), std::move(mem.state)};
+  auto x = feature_map_->forward(obs);
+  memory::MemoryState memory_state = state;
+  torch::Tensor count;
+  if (sine_table_.defined()) {
+    count = memory_state.tensors.back();
+    memory_state.tensors.pop_back();
+    auto [positions, next_count] = episode_positions(starts, count);
+    count = next_count;
+    const int64_t last_row = sine_table_.size(0) - 1;
+    auto pe = sine_table_.index_select(0, positions.clamp_max(last_row).reshape({-1})).view_as(x);
+    {
+      // The reference clamps s in place on every call (so a step outside [0, 1] is undone, not just masked).
+      torch::NoGradGuard no_grad;
+      embedding_scale_.clamp_(0.0, 1.0);
+    }
+    x = x * (1 - embedding_scale_) + pe * embedding_scale_;
+  }
+  auto z = pre_->forward(x);
+  auto mem = memory_->forward(z, memory_state, starts);
+  auto features = post_ ? post_->forward(mem.y) : mem.y;
+  if (count.defined()) mem.state.tensors.push_back(count);
+  return {actor_->forward(features), critic_->forward(features).squeeze(-1), std::move(mem.state)};
 }
 
 memory::MemoryState ActorCriticImpl::initial_state(int64_t batch, const torch::Device& device) const {
-  return memory_->initial_state(batch, device);
+  auto state = memory_->initial_state(batch, device);
+  if (sine_table_.defined())
+    state.tensors.push_back(torch::zeros({batch}, torch::TensorOptions().dtype(torch::kLong).device(device)));
+  return state;
+}
+
+std::pair<torch::Tensor, torch::Tensor> episode_positions(const torch::Tensor& starts, const torch::Tensor& count) {
+  const int64_t steps = starts.size(0);
+  const auto t = torch::arange(steps, starts.options().dtype(torch::kLong)).unsqueeze(1).expand_as(starts);
+  // The latest start at or before each step (−1: none in this call, so the count carries on).
+  const auto last_start = std::get<0>(torch::where(starts, t, torch::full_like(t, -1)).cummax(0));
+  const auto positions = torch::where(last_start >= 0, t - last_start, count.unsqueeze(0) + t);
+  return {positions, positions[steps - 1] + 1};
 }
 
 }  // namespace rlm::agents

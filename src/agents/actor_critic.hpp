@@ -1,11 +1,15 @@
 // The network around the memory, as POPGym's baseline model builds it (popgym/baselines/ray_models/base_model.py;
 // models_algos.md §2.4 and §5.1, "POPGym paper" column):
 //   feature_map = Linear(obs -> feature_size) + LayerNorm (no affine)
-//   pre         = Linear(feature_size -> preprocessor_size) + LeakyReLU
+//   [embedding] = x·(1−s) + PE(t)·s, sine table, t = steps since the episode start (model.embedding: sine)
+//   pre         = Linear(feature_size -> preprocessor_size) + activation (LeakyReLU; ReLU in SHM's code)
 //   memory      = model.memory backend (preprocessor_size -> hidden)
-//   actor       = [Linear + LeakyReLU] per head_sizes, then Linear(-> logits)
-//   critic      = [Linear + LeakyReLU] per head_sizes, then Linear(-> 1)
+//   [post]      = Linear(hidden -> postprocessor_size) + activation (model.postprocessor_size > 0; SHM's code)
+//   actor       = [Linear + head activation] per head_sizes, then Linear(-> logits)
+//   critic      = [Linear + head activation] per head_sizes, then Linear(-> 1)
 // Orthogonal init on every Linear weight outside the memory; the final actor and critic layers ~ N(0, 0.01²).
+// With the embedding, the state carries one more tensor after the memory's: the step count of each batch entry's
+// episode so far ([B], int64), so that stepping with T = 1 sees the same t as a whole sequence.
 #pragma once
 #include <torch/torch.h>
 
@@ -28,9 +32,15 @@ class ActorCriticImpl : public torch::nn::Module {
   memory::MemoryState initial_state(int64_t batch, const torch::Device& device) const;
 
  private:
-  torch::nn::Sequential feature_map_{nullptr}, pre_{nullptr}, actor_{nullptr}, critic_{nullptr};
+  torch::nn::Sequential feature_map_{nullptr}, pre_{nullptr}, post_{nullptr}, actor_{nullptr}, critic_{nullptr};
   std::shared_ptr<memory::Memory> memory_;
+  torch::Tensor sine_table_;       // [embedding_max_len, feature_size] buffer; undefined without the embedding
+  torch::Tensor embedding_scale_;  // s, a learned scalar
 };
 TORCH_MODULE(ActorCritic);
+
+/// Steps since the episode start for every (t, b): counting from `count` ([B], steps already taken in the current
+/// episodes) and from 0 at every start. Returns {positions [T, B], count after the last step [B]}, both int64.
+std::pair<torch::Tensor, torch::Tensor> episode_positions(const torch::Tensor& starts, const torch::Tensor& count);
 
 }  // namespace rlm::agents

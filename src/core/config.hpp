@@ -275,6 +275,17 @@ struct ModelConfig {
   int preprocessor_size = 128;
   /// Hidden layer widths of the policy and value heads.
   std::vector<int> head_sizes = {128, 128};
+  /// Activation after the preprocessor and the postprocessor: leaky_relu (POPGym) or relu (SHM's POPGym code).
+  std::string activation = "leaky_relu";
+  /// Linear(memory output -> postprocessor_size) + activation before the heads; 0 = none (POPGym). SHM's code: 64.
+  int postprocessor_size = 0;
+  /// Activation after each hidden layer of the actor and critic: leaky_relu (POPGym), relu, or none (SHM's code).
+  std::string head_activation = "leaky_relu";
+  /// Positional embedding mixed into the features (models_algos.md §2.4): none, or sine (SHM's POPGym runs: a frozen
+  /// sine table with base embedding_max_len, x·(1−s) + PE(t)·s with s learned from 0.5 and kept in [0, 1]).
+  std::string embedding = "none";
+  /// Rows of the sine table; t counts steps since the episode start (later steps use the last row).
+  int embedding_max_len = 1024;
   /// The memory core (YAML section model.memory).
   MemoryConfig memory;
 
@@ -283,6 +294,11 @@ struct ModelConfig {
     v.field("feature_size", feature_size, at_least(1));
     v.field("preprocessor_size", preprocessor_size, at_least(1));
     v.field("head_sizes", head_sizes, at_least(1));
+    v.field("activation", activation, one_of({"leaky_relu", "relu"}));
+    v.field("postprocessor_size", postprocessor_size, at_least(0));
+    v.field("head_activation", head_activation, one_of({"leaky_relu", "relu", "none"}));
+    v.field("embedding", embedding, one_of({"none", "sine"}));
+    v.field("embedding_max_len", embedding_max_len, at_least(1));
     v.section("memory", memory);
   }
   bool operator==(const ModelConfig&) const = default;
