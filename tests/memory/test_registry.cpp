@@ -46,3 +46,45 @@ TEST_CASE("memory registry: every backend honours the Memory contract at small s
     CHECK(next.y.sizes() == torch::IntArrayRef({1, 2, memory->output_size()}));
   }
 }
+
+TEST_CASE("memory registry: every backend on CUDA equals the same weights on the CPU", "[memory][registry][cuda]") {
+  if (!torch::cuda::is_available()) {
+    WARN("no CUDA device: skipped (runs in scripts/gpu_check.sh)");
+    return;
+  }
+  for (const auto& type : rlm::memory::memory_types()) {
+    INFO("backend " << type);
+    torch::manual_seed(1);
+    rlm::MemoryConfig config;
+    config.type = type;
+    config.hidden_size = 32;
+    config.shm.output_size = 24;
+    config.shm.calibration = "fixed_theta";  // no random draws: CPU and CUDA generators differ
+    config.ffm.memory_size = 8;
+    config.kf.state_size = 16;
+    config.stm.item_size = 8;
+    config.stm.num_slots = 2;
+    config.stm.rel_size = 8;
+    auto cpu = rlm::memory::make_memory(config, 12);
+    cpu->eval();  // the spiking cell's fixed threshold
+    torch::manual_seed(1);
+    auto gpu = rlm::memory::make_memory(config, 12);  // same seed, same weights
+    gpu->to(torch::kCUDA);
+    gpu->eval();
+    const int64_t steps = 40, batch = 3;
+    auto x = torch::randn({steps, batch, 12});
+    auto starts = torch::rand({steps, batch}) < 0.1;
+    starts[0].fill_(true);
+    auto out_cpu = cpu->forward(x, cpu->initial_state(batch, torch::kCPU), starts);
+    auto out_gpu = gpu->forward(x.cuda(), gpu->initial_state(batch, torch::kCUDA), starts.cuda());
+    CHECK(torch::allclose(out_gpu.y.cpu(), out_cpu.y, 1e-4, 1e-4));
+    out_cpu.y.sum().backward();
+    out_gpu.y.sum().backward();
+    auto cpu_params = cpu->named_parameters();
+    for (const auto& p : gpu->named_parameters()) {
+      INFO("parameter " << p.key());
+      if (!p.value().grad().defined()) continue;
+      CHECK(torch::allclose(p.value().grad().cpu(), cpu_params[p.key()].grad(), 1e-3, 1e-3));
+    }
+  }
+}
