@@ -45,6 +45,6 @@ cat "$RESULTS/ppo_bench.txt"
 ./build-gpu/rlm bench-memory --device cuda --json "$RESULTS/memory_bench.json" > "$RESULTS/memory_bench.txt" 2>&1
 cat "$RESULTS/memory_bench.txt"
 # The CUDA tests by name, so their result is visible even when another test fails.
-./build-gpu/test_scan "[cuda]" > "$RESULTS/cuda_tests.txt" 2>&1
-tail -3 "$RESULTS/cuda_tests.txt"
+{ ./build-gpu/test_scan "[cuda]" && ./build-gpu/test_memory "[cuda]"; } > "$RESULTS/cuda_tests.txt" 2>&1
+grep -E "passed|failed" "$RESULTS/cuda_tests.txt"
 exit $tests_status
