@@ -2,7 +2,8 @@
 # Runs on a GPU machine: builds with CUDA, runs the test suite (GPU tests included) and the benchmarks, and writes
 # every log and result into RESULTS_DIR. Usage: scripts/gpu_check.sh RESULTS_DIR
 # On the lent GPU machines (no network) torch is already installed system-wide; the Debian -dev packages must be
-# carried in .deps/debs (see docs/BENCHMARKS.md) and are unpacked into .deps/root.
+# carried in .deps/debs (scripts/fetch_gpu_debs.sh downloads them; pass carry=[".deps"] to the run tool) and are
+# unpacked into .deps/root.
 set -uo pipefail
 RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR}"
 mkdir -p "$RESULTS"
