@@ -145,9 +145,10 @@ void backward_cpu(const Inputs& in, double clamp, const S* checkpoints, const S*
               const int64_t ij = i * size + j;
               d_q[row + j] += dy * cur[ij];
               S gij = g[ij] + dy * q[row + j];  // ∂L/∂M_t
+              const S tz = std::tanh(th * vc[row + j]);
               if (bound > 0) {
                 // Where the clamp cut the value, M_t does not depend on the pre-clamp value.
-                const S pre = (reset ? S(0) : (S(1) + std::tanh(th * vc[row + j])) * prev[ij]) + e * vi * k[row + j];
+                const S pre = (reset ? S(0) : (S(1) + tz) * prev[ij]) + e * vi * k[row + j];
                 if (pre > bound || pre < -bound) gij = 0;
               }
               // ∂U: U = η v_i k_j.
@@ -158,7 +159,6 @@ void backward_cpu(const Inputs& in, double clamp, const S* checkpoints, const S*
                 g[ij] = 0;
                 continue;
               }
-              const S tz = std::tanh(th * vc[row + j]);
               const S dz = gij * prev[ij] * (S(1) - tz * tz);  // ∂C · sech²
               dth += dz * vc[row + j];
               d_vc[row + j] += dz * th;

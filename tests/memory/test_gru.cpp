@@ -5,6 +5,7 @@
 #include "memory/gru.hpp"
 #include "core/error.hpp"
 #include "memory/registry.hpp"
+#include "memory/recall_first_task.hpp"
 
 using rlm::memory::Gru;
 using rlm::memory::MemoryState;
@@ -78,32 +79,8 @@ TEST_CASE("gru learns to recall the first token of a sequence", "[memory][gru][s
   // the label is the first token, read out at the last step. Chance is 25%.
   torch::set_num_threads(1);
   torch::manual_seed(0);
-  const int64_t classes = 4, steps = 10, batch = 64;
-  Gru gru(classes, 32);
-  torch::nn::Linear head(32, classes);
-  std::vector<torch::Tensor> params = gru.parameters();
-  for (const auto& p : head->parameters()) params.push_back(p);
-  torch::optim::Adam optimiser(params, torch::optim::AdamOptions(3e-3));
-  const auto starts = torch::zeros({steps, batch}, torch::kBool);
-  const auto sample = [&] {
-    auto tokens = torch::randint(classes, {steps, batch}, torch::kLong);
-    return std::make_pair(torch::one_hot(tokens, classes).to(torch::kFloat32), tokens[0]);
-  };
-  double accuracy = 0;
-  for (int iteration = 0; iteration < 2000 && accuracy < 0.99; ++iteration) {
-    auto [x, label] = sample();
-    auto logits = head->forward(gru.forward(x, gru.initial_state(batch, torch::kCPU), starts).y[steps - 1]);
-    auto loss = torch::nn::functional::cross_entropy(logits, label);
-    optimiser.zero_grad();
-    loss.backward();
-    optimiser.step();
-    if (iteration % 100 == 99) {
-      torch::NoGradGuard no_grad;
-      auto [xe, le] = sample();
-      auto pred = head->forward(gru.forward(xe, gru.initial_state(batch, torch::kCPU), starts).y[steps - 1]).argmax(-1);
-      accuracy = pred.eq(le).to(torch::kFloat32).mean().item<double>();
-    }
-  }
+  Gru gru(4, 32);
+  const double accuracy = rlm::test::learn_recall_first(gru, /*classes=*/4, /*steps=*/10, /*max_updates=*/2000);
   INFO("accuracy " << accuracy);
   CHECK(accuracy >= 0.95);
 }

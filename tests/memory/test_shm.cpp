@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "memory/shm.hpp"
+#include "memory/recall_first_task.hpp"
 
 using rlm::memory::MemoryState;
 using rlm::memory::Shm;
@@ -169,39 +170,11 @@ TEST_CASE("shm learns to recall the first token of a sequence", "[memory][shm][s
   // 4 token classes, sequences of 10 one-hot tokens; the label is the first token, read out at the last step.
   torch::set_num_threads(1);
   torch::manual_seed(0);
-  const int64_t classes = 4, steps = 10, batch = 64;
   ShmOptions options;
   options.memory_size = 16;
   options.output_size = 32;
-  Shm shm(classes, options);
-  torch::nn::Linear head(32, classes);
-  std::vector<torch::Tensor> params = shm.parameters();
-  for (const auto& p : head->parameters()) params.push_back(p);
-  torch::optim::Adam optimiser(params, torch::optim::AdamOptions(3e-3));
-  const auto starts = torch::zeros({steps, batch}, torch::kBool);
-  const auto sample = [&] {
-    auto tokens = torch::randint(classes, {steps, batch}, torch::kLong);
-    return std::make_pair(torch::one_hot(tokens, classes).to(torch::kFloat32), tokens[0]);
-  };
-  double accuracy = 0;
-  for (int iteration = 0; iteration < 1500; ++iteration) {
-    auto [x, label] = sample();
-    auto logits = head->forward(shm.forward(x, shm.initial_state(batch, torch::kCPU), starts).y[steps - 1]);
-    auto loss = torch::nn::functional::cross_entropy(logits, label);
-    optimiser.zero_grad();
-    loss.backward();
-    optimiser.step();
-    if (iteration % 100 == 99) {
-      torch::NoGradGuard no_grad;
-      auto [xe, le] = sample();
-      auto pred = head->forward(shm.forward(xe, shm.initial_state(batch, torch::kCPU), starts).y[steps - 1]).argmax(-1);
-      accuracy = pred.eq(le).to(torch::kFloat32).mean().item<double>();
-      if (accuracy >= 0.99) {
-        WARN("reached accuracy " << accuracy << " after " << iteration + 1 << " updates");
-        break;
-      }
-    }
-  }
+  Shm shm(4, options);
+  const double accuracy = rlm::test::learn_recall_first(shm, /*classes=*/4, /*steps=*/10, /*max_updates=*/1500);
   INFO("accuracy " << accuracy);
   CHECK(accuracy >= 0.95);
 }
