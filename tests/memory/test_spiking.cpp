@@ -162,6 +162,43 @@ TEST_CASE("spiking: stepping one step at a time equals one call over the sequenc
   }
 }
 
+TEST_CASE("spiking: the fused acting step (eval, no autograd) equals sequence mode", "[memory][spiking]") {
+  // Without autograd, eval-mode steps on the CPU take a fused path (Spiking::act); it must match the whole-tensor path
+  // of one call over the sequence for every gate and forget-gate option, resets included.
+  torch::manual_seed(2);
+  const int64_t steps = 12, batch = 3, hidden = 8;
+  auto x = torch::randn({steps, batch, 5});
+  auto starts = test_starts(steps, batch);
+  auto s0 = random_state(batch, hidden);
+  auto check_option = [&](const SpikingOptions& options) {
+    Spiking cell(5, options);
+    cell.eval();
+    SpikingTrace trace;
+    auto whole = cell.forward_traced(x, s0, starts, &trace);
+    const double rate = trace.gates.mean().item<double>();
+    CHECK(rate > 0.2);
+    CHECK(rate < 0.8);
+    torch::NoGradGuard no_grad;
+    check_same(whole, run_stepped(cell, x, s0, starts));
+  };
+  SECTION("spike gates, input-dependent forget gate") { check_option(test_options(hidden)); }
+  SECTION("spike gates, |c| read as tanh(|ĉ|)/r") {
+    auto options = test_options(hidden);
+    options.magnitude_in_tanh = false;
+    check_option(options);
+  }
+  SECTION("spike gates, LRU forget gate, shared leak") {
+    auto options = test_options(hidden, SpikingForgetGate::kLru);
+    options.shared_leak = true;
+    check_option(options);
+  }
+  SECTION("sigmoid gates") {
+    auto options = test_options(hidden);
+    options.gate = rlm::memory::SpikingGate::kSigmoid;
+    check_option(options);
+  }
+}
+
 TEST_CASE("spiking: a reset equals a fresh zero state", "[memory][spiking]") {
   torch::manual_seed(2);
   const int64_t hidden = 6;
