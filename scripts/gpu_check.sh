@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
-# Runs on a GPU machine: builds with CUDA, runs the test suite (GPU tests included) and the benchmarks, and writes
-# every log and result into RESULTS_DIR. Usage: scripts/gpu_check.sh RESULTS_DIR
+# Runs on a GPU machine: builds with CUDA, runs the CUDA tests, the GPU benchmarks, the whole test suite and the
+# env thread-scaling benchmark, and writes every log and result into RESULTS_DIR.
+#   Usage: scripts/gpu_check.sh RESULTS_DIR [STAGE ...]
+#   STAGE: build, cuda (the [cuda] tests), bench (memory layer and PPO on the GPU), test (ctest), envs (env
+#   throughput and 2- and 8-thread scaling). Default: all five, in that order, most important first.
+# Each stage takes a few minutes on the lent 16-core machines; the run tool allows 10 minutes per command, so a
+# cautious session runs `build cuda bench` in one command and `test envs` in the next (build-gpu stays while the
+# machine is warm; a later stage rebuilds only what changed).
 # On the lent GPU machines (no network) torch is already installed system-wide; the Debian -dev packages must be
 # carried in .deps/debs (scripts/fetch_gpu_debs.sh downloads them; pass carry=[".deps"] to the run tool) and are
 # unpacked into .deps/root.
 set -uo pipefail
-RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR}"
+RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs ...]}"
+shift
+STAGES=("$@")
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(build cuda bench test envs)
+for stage in "${STAGES[@]}"; do
+  case "$stage" in
+    build | cuda | bench | test | envs) ;;
+    *) echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs)" >&2; exit 2 ;;
+  esac
+done
 mkdir -p "$RESULTS"
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -19,33 +34,56 @@ if [ -d .deps/debs ]; then
   export LD_LIBRARY_PATH="$ROOT/.deps/root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 fi
 PYTHON="${RLM_PYTHON:-python3}"
-TORCH_CMAKE=$("$PYTHON" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
-nvidia-smi > "$RESULTS/nvidia-smi.txt" 2>&1
-
-{
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DRLM_CUDA=ON \
-    -DCMAKE_PREFIX_PATH="$TORCH_CMAKE;${CMAKE_PREFIX_PATH:-}" &&
-    time ninja -C build-gpu -j "$(nproc)"
-} > "$RESULTS/build.log" 2>&1 || { echo "build failed, see $RESULTS/build.log"; tail -30 "$RESULTS/build.log"; exit 1; }
-
 export RLM_SOURCE_DIR="$ROOT" RLM_PYTHON="$PYTHON"
-ctest --test-dir build-gpu --output-on-failure -j 4 > "$RESULTS/tests.log" 2>&1
-tests_status=$?
-tail -5 "$RESULTS/tests.log"
+status=0
 
-./build-gpu/rlm_env_bench --json "$RESULTS/env_bench.json" > "$RESULTS/env_bench.txt" 2>&1
-# VecEnv thread scaling on real cores (the 2-vCPU dev VM cannot show it: its own compute ceiling is ~1.4-1.9x).
-for threads in 2 8; do
-  ./build-gpu/rlm_env_bench --scaling "$threads" --json "$RESULTS/env_scaling_${threads}t.json" \
-    > "$RESULTS/env_scaling_${threads}t.txt" 2>&1
-  tail -1 "$RESULTS/env_scaling_${threads}t.txt"
+stage_build() {
+  local torch_cmake
+  torch_cmake=$("$PYTHON" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+  nvidia-smi > "$RESULTS/nvidia-smi.txt" 2>&1
+  {
+    cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DRLM_CUDA=ON \
+      -DCMAKE_PREFIX_PATH="$torch_cmake;${CMAKE_PREFIX_PATH:-}" &&
+      time ninja -C build-gpu -j "$(nproc)"
+  } > "$RESULTS/build.log" 2>&1 || { echo "build failed, see $RESULTS/build.log"; tail -30 "$RESULTS/build.log"; exit 1; }
+  tail -4 "$RESULTS/build.log"
+}
+
+# The CUDA tests by name (kernels against the CPU ops, backends CPU vs CUDA), so their result stands on its own.
+stage_cuda() {
+  { ./build-gpu/test_scan "[cuda]" && ./build-gpu/test_memory "[cuda]"; } > "$RESULTS/cuda_tests.txt" 2>&1 || status=1
+  grep -E "passed|failed|FAILED" "$RESULTS/cuda_tests.txt"
+}
+
+# Scan bandwidth against the device's copy bandwidth, every memory backend at POPGym sizes, and PPO on the GPU.
+stage_bench() {
+  ./build-gpu/rlm bench-memory --device cuda --json "$RESULTS/memory_bench.json" > "$RESULTS/memory_bench.txt" 2>&1 ||
+    status=1
+  cat "$RESULTS/memory_bench.txt"
+  ./build-gpu/rlm bench --device cuda --json "$RESULTS/ppo_bench.json" > "$RESULTS/ppo_bench.txt" 2>&1 || status=1
+  cat "$RESULTS/ppo_bench.txt"
+}
+
+stage_test() {
+  ctest --test-dir build-gpu --output-on-failure -j 4 > "$RESULTS/tests.log" 2>&1 || status=1
+  tail -5 "$RESULTS/tests.log"
+}
+
+# Env throughput, and VecEnv thread scaling on real cores (the 2-vCPU dev VM cannot show it: its own compute
+# ceiling is ~1.4-1.9x).
+stage_envs() {
+  ./build-gpu/rlm_env_bench --json "$RESULTS/env_bench.json" > "$RESULTS/env_bench.txt" 2>&1 || status=1
+  for threads in 2 8; do
+    ./build-gpu/rlm_env_bench --scaling "$threads" --json "$RESULTS/env_scaling_${threads}t.json" \
+      > "$RESULTS/env_scaling_${threads}t.txt" 2>&1 || status=1
+    tail -1 "$RESULTS/env_scaling_${threads}t.txt"
+  done
+}
+
+for stage in "${STAGES[@]}"; do
+  echo "== $stage"
+  start=$SECONDS
+  "stage_$stage"
+  echo "== $stage: $((SECONDS - start)) s"
 done
-./build-gpu/rlm bench --device cuda --json "$RESULTS/ppo_bench.json" > "$RESULTS/ppo_bench.txt" 2>&1
-cat "$RESULTS/ppo_bench.txt"
-# Scan bandwidth against the device's copy bandwidth, and every memory backend at POPGym sizes on the GPU.
-./build-gpu/rlm bench-memory --device cuda --json "$RESULTS/memory_bench.json" > "$RESULTS/memory_bench.txt" 2>&1
-cat "$RESULTS/memory_bench.txt"
-# The CUDA tests by name, so their result is visible even when another test fails.
-{ ./build-gpu/test_scan "[cuda]" && ./build-gpu/test_memory "[cuda]"; } > "$RESULTS/cuda_tests.txt" 2>&1
-grep -E "passed|failed" "$RESULTS/cuda_tests.txt"
-exit $tests_status
+exit $status

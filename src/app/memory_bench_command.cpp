@@ -113,8 +113,8 @@ int memory_bench_command(const Args& args) {
   }
 
   // ---- backends ----
-  fmt::print("{:<28} {:>12} {:>20} {:>22}\n", "backend", "parameters",
-             fmt::format("fwd+bwd {}x{} (s)", sequences, steps), "step latency B=1 (us)");
+  fmt::print("{:<28} {:>12} {:>20} {:>22} {:>18}\n", "backend", "parameters",
+             fmt::format("fwd+bwd {}x{} (s)", sequences, steps), "step latency B=1 (us)", "weights read (us)");
   nlohmann::json backends = nlohmann::json::array();
   for (const auto& c : popgym_backends()) {
     if (!only.empty() && c.config.type != only) continue;
@@ -128,8 +128,8 @@ int memory_bench_command(const Args& args) {
     for (const auto& t : memory->initial_state(1, torch::kCPU).tensors) state_floats += t.numel();
     const double autograd_gb = c.config.type == "stm" ? 4.0 * state_floats * sequences * steps / 1e9 : 0.0;
     if (autograd_gb > 8.0) {
-      fmt::print("{:<28} {:>12} {:>20} {:>22}\n", c.name, parameters,
-                 fmt::format("needs ~{:.0f} GB", autograd_gb), "-");
+      fmt::print("{:<28} {:>12} {:>20} {:>22} {:>18}\n", c.name, parameters,
+                 fmt::format("needs ~{:.0f} GB", autograd_gb), "-", "-");
       backends.push_back({{"backend", c.name}, {"type", c.config.type}, {"parameters", parameters},
                           {"skipped", fmt::format("autograd would keep ~{:.0f} GB of states", autograd_gb)}});
       continue;
@@ -149,7 +149,13 @@ int memory_bench_command(const Args& args) {
     auto x1 = torch::randn({1, 1, c.input_size}, torch::TensorOptions().device(device));
     auto s1 = torch::zeros({1, 1}, torch::TensorOptions().dtype(torch::kBool).device(device));
     const double step_s = median_seconds(device, 200, [&] { state = memory->forward(x1, state, s1).state; });
-    fmt::print("{:<28} {:>12} {:>20.3f} {:>22.1f}\n", c.name, parameters, train_s, step_s * 1e6);
+    // A floor under any step that touches every weight once: reading all parameters (a sum per tensor), in the same
+    // run. At batch 1 a layer with millions of weights is bound by this, not by its arithmetic.
+    const double read_s = median_seconds(device, 200, [&] {
+      for (const auto& p : memory->parameters()) p.sum();
+    });
+    fmt::print("{:<28} {:>12} {:>20.3f} {:>22.1f} {:>18.1f}\n", c.name, parameters, train_s, step_s * 1e6,
+               read_s * 1e6);
     std::fflush(stdout);
     backends.push_back({{"backend", c.name},
                         {"type", c.config.type},
@@ -157,7 +163,8 @@ int memory_bench_command(const Args& args) {
                         {"sequences", sequences},
                         {"steps", steps},
                         {"forward_backward_s", train_s},
-                        {"step_latency_us", step_s * 1e6}});
+                        {"step_latency_us", step_s * 1e6},
+                        {"weights_read_us", read_s * 1e6}});
   }
   results["backends"] = backends;
   if (auto json = parsed.get("json")) write_file_atomic(*json, results.dump(2) + "\n");

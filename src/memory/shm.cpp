@@ -87,11 +87,7 @@ MemoryOutput Shm::forward(const torch::Tensor& x, const MemoryState& state, cons
     result = forward_full_calibration(x_norm, k, q, v, eta, state, starts);
   } else {
     const auto theta = draw_theta(x_norm);
-    // Acting (one step, no gradient): a few whole-tensor ops on the [B, H, H] state use ATen's vectorised tanh,
-    // several times faster than the fused op's scalar loop at batch 1; the fused op is for sequences and training.
-    const bool acting = x.size(0) == 1 && !torch::GradMode::is_enabled();
-    auto scanned = (acting ? scan::shm_scan_reference : scan::shm_scan)(theta, vc, eta, v, k, q, state.tensors.at(0),
-                                                                       starts, options_.state_clamp);
+    auto scanned = scan::shm_scan(theta, vc, eta, v, k, q, state.tensors.at(0), starts, options_.state_clamp);
     result = {scanned.y, {{scanned.m_last}}};
   }
   if (options_.shortcut) result.y = result.y + shortcut_->forward(x_norm);
