@@ -67,6 +67,11 @@ struct PpoTrainer::Batch {
 
 struct PpoTrainer::LossStats {
   double policy_loss = 0, value_loss = 0, entropy = 0, kl = 0, total_loss = 0;
+  double clip_fraction = 0;  ///< share of valid steps whose ratio lies outside [1 − clip, 1 + clip]
+  /// max |ratio − 1| over the iteration's first minibatch, before any update: how far the training forward
+  /// (sequences, train mode) is from the acting one (T = 1 steps, eval mode). ~1e-6 for deterministic memories;
+  /// larger by design where training draws randomness that acting does not (SHM's θ rows, spiking thresholds).
+  double first_ratio_deviation = 0;
   int64_t minibatches = 0;
 };
 
@@ -338,6 +343,7 @@ PpoTrainer::LossStats PpoTrainer::update(const Batch& batch) {
       const auto entropy = dist.entropy();
       const auto kl = old_dist.kl(dist);
       const auto policy_loss = mean_valid(-surrogate);
+      const auto deviation = (ratio - 1).abs();
       const auto total = mean_valid(-surrogate + algo.vf_loss_coeff * value_loss - algo.entropy_coeff * entropy) +
                          kl_coeff_ * mean_valid(kl);
 
@@ -351,11 +357,14 @@ PpoTrainer::LossStats PpoTrainer::update(const Batch& batch) {
       stats.entropy += mean_valid(entropy).item<double>();
       stats.kl += mean_valid(kl).item<double>();
       stats.total_loss += total.item<double>();
+      stats.clip_fraction += mean_valid((deviation > algo.clip_param).to(torch::kFloat32)).item<double>();
+      if (stats.minibatches == 0) stats.first_ratio_deviation = (deviation * valid).max().item<double>();
       ++stats.minibatches;
     }
   }
   const double k = static_cast<double>(std::max<int64_t>(1, stats.minibatches));
   stats.policy_loss /= k, stats.value_loss /= k, stats.entropy /= k, stats.kl /= k, stats.total_loss /= k;
+  stats.clip_fraction /= k;
   return stats;
 }
 
@@ -402,7 +411,9 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
                      {"losses/entropy", stats.entropy},
                      {"losses/kl", stats.kl},
                      {"losses/kl_coeff", kl_coeff_},
-                     {"losses/total_loss", stats.total_loss}});
+                     {"losses/total_loss", stats.total_loss},
+                     {"losses/clip_fraction", stats.clip_fraction},
+                     {"losses/first_ratio_deviation", stats.first_ratio_deviation}});
     }
     progress.update(env_steps_, env_steps_ / std::max(1e-9, elapsed_seconds_), mean_return,
                     static_cast<int64_t>(returns.size()));
