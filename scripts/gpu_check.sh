@@ -53,6 +53,11 @@ stage_build() {
 stage_cuda() {
   { ./build-gpu/test_scan "[cuda]" && ./build-gpu/test_memory "[cuda]"; } > "$RESULTS/cuda_tests.txt" 2>&1 || status=1
   grep -E "passed|failed|FAILED" "$RESULTS/cuda_tests.txt"
+  # Without a usable device the tests pass by skipping: that is a failure here.
+  if grep -q "no CUDA device: skipped" "$RESULTS/cuda_tests.txt"; then
+    echo "CUDA tests SKIPPED: torch sees no CUDA device"
+    status=1
+  fi
 }
 
 # Scan bandwidth against the device's copy bandwidth, every memory backend at POPGym sizes, and PPO on the GPU.
