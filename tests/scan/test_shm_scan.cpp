@@ -61,16 +61,19 @@ void check_all_close(const std::vector<torch::Tensor>& got, const std::vector<to
 }  // namespace
 
 TEST_CASE("shm_scan equals the materialised loop, forward and every gradient", "[scan][shm]") {
-  for (int64_t steps : {1, 5, 31, 32, 33, 70}) {
-    INFO("T = " << steps);
-    const auto p = make_problem(steps, 3, 6, 20 + steps);
-    check_all_close(run(false, p, 0.0, 1), run(true, p, 0.0, 1), 1e-10);
+  // T around the CPU op's 32-step chunks; H below, at and past its 8 partial sums per row reduction.
+  for (int64_t size : {6, 13, 24}) {
+    for (int64_t steps : {1, 5, 31, 32, 33, 70}) {
+      INFO("H = " << size << " T = " << steps);
+      const auto p = make_problem(steps, 3, size, 20 + steps);
+      check_all_close(run(false, p, 0.0, 1), run(true, p, 0.0, 1), 1e-10);
+    }
   }
 }
 
 TEST_CASE("shm_scan with the state clamp equals the clamped loop", "[scan][shm]") {
   // Large values so that the ±1.5 clamp is active on a good share of the elements.
-  const auto p = make_problem(40, 2, 5, 3, /*scale=*/3.0);
+  const auto p = make_problem(40, 2, 13, 3, /*scale=*/3.0);
   const auto got = run(false, p, 1.5, 2), want = run(true, p, 1.5, 2);
   check_all_close(got, want, 1e-10);
   // The clamp did act (otherwise this test would not test it).
