@@ -174,7 +174,7 @@ class LinearScanFunction : public torch::autograd::Function<LinearScanFunction> 
         ctx->saved_data["has_starts"].toBool() ? ctx->saved_data["starts"].toTensor() : torch::Tensor();
     torch::Tensor grad_h = grad_outputs[0];
     if (!grad_h.defined()) grad_h = torch::zeros_like(h);
-    grad_h = grad_h.contiguous();
+    grad_h = grad_h.resolve_conj().resolve_neg().contiguous();  // e.g. when h was used through h.conj()
     auto grad_a = torch::empty(h.sizes(), h.options());
     auto grad_b = torch::empty(h.sizes(), h.options());
     auto grad_h0 = torch::empty(h0.sizes(), h0.options());
@@ -205,7 +205,10 @@ torch::Tensor linear_scan(const torch::Tensor& a, const torch::Tensor& b, const 
   check_inputs(a, b, h0, starts);
   // Autograd functions cannot take undefined tensors: "no resets" travels as an empty tensor.
   const auto resets = starts.defined() ? starts : torch::empty({0}, b.options().dtype(torch::kBool));
-  return LinearScanFunction::apply(a, b, h0, resets);
+  // The kernels read raw memory, which ignores lazy conjugate and negative views (x.conj() of a complex tensor):
+  // materialise them (a no-op for ordinary tensors).
+  return LinearScanFunction::apply(a.resolve_conj().resolve_neg(), b.resolve_conj().resolve_neg(),
+                                   h0.resolve_conj().resolve_neg(), resets);
 }
 
 torch::Tensor linear_scan_reference(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h0,

@@ -32,9 +32,11 @@ __host__ __device__ inline c10::complex<R> conj_of(c10::complex<R> x) {
   return c10::complex<R>(x.real(), -x.imag());
 }
 
-// One direction of the scan over one (b, c) sequence. Forward: state_t = gate_t·state_{t-1} + token_t with
-// gate_t = a'_t (0 where step t starts an episode), token_t = b_t, initial state h0. Reverse: t runs backwards,
-// gate_t = conj(a'_{t+1}) (0 for the last step), token_t = ∂h_t, initial state 0.
+// One direction of the scan over one (b, c) sequence. Forward: state_t = a_t·state_{t-1} + token_t, token_t = b_t,
+// initial state h0, and state_t = token_t where step t starts an episode. Reverse: t runs backwards,
+// state_t = conj(a_{t+1})·state_{t+1} + token_t with token_t = ∂h_t, initial state 0, and state_t = token_t for the
+// last step and where step t + 1 starts an episode. A cut replaces the state instead of multiplying it by 0, as the
+// CPU loop does, so that an inf or NaN state of one episode cannot leak into the next.
 template <class S, bool kReverse>
 struct Sequence {
   const S* a;
@@ -44,16 +46,26 @@ struct Sequence {
   int64_t sa_t, sa_b, sa_c;  // strides of a
   int64_t st_t, st_b, st_c;  // strides of the token tensor
 
+  // Whether the state entering step t is dropped.
+  __device__ bool cut(int64_t t, int64_t bi) const {
+    if constexpr (kReverse) {
+      return t + 1 >= steps || (starts != nullptr && starts[(t + 1) * batch + bi]);
+    } else {
+      return starts != nullptr && starts[t * batch + bi];
+    }
+  }
+  // The gate applied to the state entering step t (where there is no cut).
   __device__ S gate(int64_t t, int64_t bi, int64_t c) const {
     if constexpr (kReverse) {
-      if (t + 1 >= steps || (starts != nullptr && starts[(t + 1) * batch + bi])) return S(0);
       return conj_of(a[(t + 1) * sa_t + bi * sa_b + c * sa_c]);
     } else {
-      if (starts != nullptr && starts[t * batch + bi]) return S(0);
       return a[t * sa_t + bi * sa_b + c * sa_c];
     }
   }
   __device__ S tok(int64_t t, int64_t bi, int64_t c) const { return token[t * st_t + bi * st_b + c * st_c]; }
+  __device__ S step(S state, int64_t t, int64_t bi, int64_t c) const {
+    return cut(t, bi) ? tok(t, bi, c) : gate(t, bi, c) * state + tok(t, bi, c);
+  }
   // The k-th step in processing order.
   __device__ int64_t time_of(int64_t k) const { return kReverse ? steps - 1 - k : k; }
 };
@@ -66,12 +78,12 @@ __global__ void sequential_kernel(Sequence<S, kReverse> seq, const S* initial, S
   S state = initial != nullptr ? initial[n] : S(0);
   for (int64_t k = 0; k < seq.steps; ++k) {
     const int64_t t = seq.time_of(k);
-    state = seq.gate(t, bi, c) * state + seq.tok(t, bi, c);
+    state = seq.step(state, t, bi, c);
     out[(t * seq.batch + bi) * seq.channels + c] = state;
   }
 }
 
-// Pass 1: chunk totals. totals_a/totals_x: [chunks, B·C].
+// Pass 1: chunk totals. totals_a/totals_x: [chunks, B·C]. A chunk with a cut gets A = 0 (and X from the cut on).
 template <class S, bool kReverse>
 __global__ void chunk_reduce_kernel(Sequence<S, kReverse> seq, int64_t chunks, S* totals_a, S* totals_x) {
   const int64_t n_all = seq.batch * seq.channels;
@@ -82,9 +94,14 @@ __global__ void chunk_reduce_kernel(Sequence<S, kReverse> seq, int64_t chunks, S
   const int64_t k_end = (chunk + 1) * kChunk < seq.steps ? (chunk + 1) * kChunk : seq.steps;
   for (int64_t k = chunk * kChunk; k < k_end; ++k) {
     const int64_t t = seq.time_of(k);
-    const S g = seq.gate(t, bi, c);
-    A = g * A;
-    X = g * X + seq.tok(t, bi, c);
+    if (seq.cut(t, bi)) {
+      A = S(0);
+      X = seq.tok(t, bi, c);
+    } else {
+      const S g = seq.gate(t, bi, c);
+      A = g * A;
+      X = g * X + seq.tok(t, bi, c);
+    }
   }
   totals_a[idx] = A;
   totals_x[idx] = X;
@@ -97,7 +114,9 @@ __global__ void chunk_carry_kernel(int64_t n_all, int64_t chunks, const S* initi
   if (n >= n_all) return;
   S carry = initial != nullptr ? initial[n] : S(0);
   for (int64_t k = 0; k < chunks; ++k) {
-    const S next = totals_a[k * n_all + n] * carry + totals_x[k * n_all + n];
+    // A = 0: the chunk cuts (or its gates multiply to exactly 0); X alone then, so no inf/NaN carry leaks through.
+    const S A = totals_a[k * n_all + n];
+    const S next = A == S(0) ? totals_x[k * n_all + n] : A * carry + totals_x[k * n_all + n];
     totals_x[k * n_all + n] = carry;
     carry = next;
   }
@@ -114,7 +133,7 @@ __global__ void chunk_apply_kernel(Sequence<S, kReverse> seq, int64_t chunks, co
   const int64_t k_end = (chunk + 1) * kChunk < seq.steps ? (chunk + 1) * kChunk : seq.steps;
   for (int64_t k = chunk * kChunk; k < k_end; ++k) {
     const int64_t t = seq.time_of(k);
-    state = seq.gate(t, bi, c) * state + seq.tok(t, bi, c);
+    state = seq.step(state, t, bi, c);
     out[(t * seq.batch + bi) * seq.channels + c] = state;
   }
 }
@@ -129,7 +148,7 @@ __global__ void gate_grad_kernel(Sequence<S, false> seq, const S* h0, const S* h
   const bool start = seq.starts != nullptr && seq.starts[t * seq.batch + bi];
   const S prev = t == 0 ? h0[n] : h[idx - n_all];
   grad_a[idx] = start ? S(0) : conj_of(prev) * g[idx];
-  if (t == 0) grad_h0[n] = conj_of(seq.gate(0, bi, n % seq.channels)) * g[idx];
+  if (t == 0) grad_h0[n] = start ? S(0) : conj_of(seq.gate(0, bi, n % seq.channels)) * g[idx];
 }
 
 int blocks_for(int64_t work) { return static_cast<int>((work + kThreads - 1) / kThreads); }

@@ -282,7 +282,7 @@ ShmScanOutput shm_scan(const torch::Tensor& theta, const torch::Tensor& vc, cons
                        const torch::Tensor& v, const torch::Tensor& k, const torch::Tensor& q, const torch::Tensor& m0,
                        const torch::Tensor& starts, double state_clamp) {
   check_shm_inputs(theta, vc, eta, v, k, q, m0, starts);
-  if (theta.size(0) == 0) return {torch::empty_like(theta), m0};
+  if (theta.numel() == 0) return {torch::empty_like(theta), m0};  // T, B or H = 0 (no kernel takes an empty grid)
   // Autograd functions cannot take undefined tensors: "no resets" travels as an empty tensor.
   const auto resets = starts.defined() ? starts : torch::empty({0}, theta.options().dtype(torch::kBool));
   auto out = ShmScanFunction::apply(theta, vc, eta, v, k, q, m0, resets, state_clamp);

@@ -218,6 +218,17 @@ void check_sizes(int64_t size, int64_t chunk) {
               "], got ", chunk);
 }
 
+// A block of H threads holds kRows state (or adjoint) values per thread in registers; for a large H the compiled
+// kernel may not fit a block that size on this device. Say so instead of failing the launch.
+template <class Kernel>
+void check_block(Kernel kernel, int64_t size, const char* which) {
+  cudaFuncAttributes attributes{};
+  C10_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  TORCH_CHECK(static_cast<int64_t>(threads_for(size)) <= attributes.maxThreadsPerBlock, "shm_scan (CUDA): H = ", size,
+              " needs ", threads_for(size), " threads per block, but the ", which, " kernel launches at most ",
+              attributes.maxThreadsPerBlock, " on this device (registers per thread); use a smaller H or the CPU");
+}
+
 }  // namespace
 
 void shm_scan_cuda_forward(const at::Tensor& theta, const at::Tensor& vc, const at::Tensor& eta, const at::Tensor& v,
@@ -226,6 +237,7 @@ void shm_scan_cuda_forward(const at::Tensor& theta, const at::Tensor& vc, const 
   const c10::cuda::CUDAGuard guard(theta.device());
   check_sizes(theta.size(2), chunk);
   AT_DISPATCH_FLOATING_TYPES(theta.scalar_type(), "shm_scan_cuda_forward", [&] {
+    check_block(shm_forward_kernel<scalar_t>, theta.size(2), "forward");
     const auto params = make_params<scalar_t>(theta, vc, eta, v, k, q, starts, clamp, chunk);
     shm_forward_kernel<scalar_t><<<grid_for(theta.size(1), theta.size(2)), threads_for(theta.size(2)), 0,
                                    at::cuda::getCurrentCUDAStream()>>>(
@@ -247,6 +259,7 @@ void shm_scan_cuda_backward(const at::Tensor& theta, const at::Tensor& vc, const
   auto parts = at::empty({3, tiles, steps, batch, size}, theta.options());
   d_eta.zero_();
   AT_DISPATCH_FLOATING_TYPES(theta.scalar_type(), "shm_scan_cuda_backward", [&] {
+    check_block(shm_backward_kernel<scalar_t>, size, "backward");
     const auto params = make_params<scalar_t>(theta, vc, eta, v, k, q, starts, clamp, chunk);
     scalar_t* part = parts.data_ptr<scalar_t>();
     const int64_t part_size = tiles * steps * batch * size;

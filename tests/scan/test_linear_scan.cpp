@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <limits>
+
 #include "scan/linear_scan.hpp"
 
 using rlm::scan::linear_scan;
@@ -214,6 +216,26 @@ TEST_CASE("linear_scan without starts equals all-false starts, forward and backw
   CHECK(torch::equal(a1.grad(), a2.grad()));
 }
 
+TEST_CASE("linear_scan reads lazy conjugate views as their values, forward and backward", "[scan]") {
+  // x.conj() of a complex tensor only sets a flag; the kernels read raw memory, so the op must resolve it. The same
+  // for the gradient when h is used through h.conj().
+  const auto p = make_problem(9, 2, 5, torch::kComplexDouble, 31);
+  const auto weights = torch::randn(p.b.sizes(), torch::kComplexDouble);
+  auto run = [&](bool lazy) {
+    auto a = p.a.detach().clone().requires_grad_(true);
+    auto b = p.b.detach().clone().requires_grad_(true);
+    auto h0 = p.h0.detach().clone().requires_grad_(true);
+    const auto a_in = lazy ? a.conj() : a.conj().resolve_conj();
+    auto h = linear_scan(a_in, b, h0, p.starts);
+    const auto out = lazy ? h.conj() : h.conj().resolve_conj();
+    torch::real(out * weights).sum().backward();
+    return std::vector<torch::Tensor>{out.detach().resolve_conj(), a.grad(), b.grad(), h0.grad()};
+  };
+  REQUIRE(p.a.conj().is_conj());
+  const auto lazy = run(true), materialised = run(false);
+  for (size_t i = 0; i < lazy.size(); ++i) check_close(lazy[i], materialised[i], 1e-12);
+}
+
 TEST_CASE("linear_scan: bad inputs give clear errors", "[scan]") {
   const auto p = make_problem(4, 2, 3, torch::kFloat32, 1);
   CHECK_THROWS_WITH(linear_scan(p.a, p.b.slice(0, 1), p.h0), Catch::Contains("differ in shape"));
@@ -224,13 +246,40 @@ TEST_CASE("linear_scan: bad inputs give clear errors", "[scan]") {
                     Catch::Contains("dtype must be"));
 }
 
+TEST_CASE("linear_scan on CUDA: no starts, broadcast gate, and an inf state that a reset must drop",
+          "[scan][cuda]") {
+  if (!have_cuda()) {
+    WARN("no CUDA device: skipped (runs in scripts/gpu_check.sh)");
+    return;
+  }
+  const torch::Device gpu(torch::kCUDA);
+  for (int64_t steps : {5, 300}) {  // the sequential kernel, and the chunked one (few channels, T >= 256)
+    INFO("T = " << steps);
+    auto p = make_problem(steps, 3, 7, torch::kFloat32, 77 + steps);
+    // No starts, and a gate broadcast over time and batch (a stride-0 expand, as FFM and the spiking cell pass it).
+    const auto gate = (torch::rand({1, 1, 7}) * 0.9).expand({steps, 3, 7});
+    const auto want = linear_scan(gate, p.b, p.h0);
+    check_close(linear_scan(gate.to(gpu), p.b.to(gpu), p.h0.to(gpu)).cpu(), want, 2e-5);
+    // An episode whose state overflows to inf, then a reset: the next episode must be finite, as on the CPU.
+    auto b = p.b.clone();
+    b[1][0].fill_(std::numeric_limits<float>::infinity());
+    auto starts = torch::zeros({steps, 3}, torch::kBool);
+    starts[3][0] = true;
+    const auto cpu = linear_scan(p.a, b, p.h0, starts);
+    const auto cuda = linear_scan(p.a.to(gpu), b.to(gpu), p.h0.to(gpu), starts.to(gpu)).cpu();
+    REQUIRE(torch::isfinite(cpu.slice(0, 3).select(1, 0)).all().item<bool>());
+    CHECK(torch::isfinite(cuda.slice(0, 3).select(1, 0)).all().item<bool>());
+    check_close(cuda.slice(0, 3), cpu.slice(0, 3), 2e-5);
+  }
+}
+
 TEST_CASE("linear_scan on CUDA equals the CPU scan, forward and backward", "[scan][cuda]") {
   if (!have_cuda()) {
     WARN("no CUDA device: skipped (runs in scripts/gpu_check.sh)");
     return;
   }
   const torch::Device gpu(torch::kCUDA);
-  for (auto type : {torch::kFloat32, torch::kFloat64, torch::kComplexFloat}) {
+  for (auto type : {torch::kFloat32, torch::kFloat64, torch::kComplexFloat, torch::kComplexDouble}) {
     for (int64_t steps : {1, 2, 31, 33, 100, 1024, 1025, 4096}) {
       for (int64_t channels : {1, 3, 64, 1000}) {
         const auto p = make_problem(steps, 4, channels, type, 1000 + steps + channels);

@@ -103,6 +103,16 @@ TEST_CASE("shm_scan without starts equals all-false starts", "[scan][shm]") {
   check_all_close(run(false, none, 0.0, 1), with_flags, 0.0);
 }
 
+TEST_CASE("shm_scan with an empty batch or memory returns empty outputs", "[scan][shm]") {
+  for (auto [batch, size] : {std::pair<int64_t, int64_t>{0, 4}, {2, 0}}) {
+    const auto p = make_problem(3, batch, size, 1);
+    const auto out = shm_scan(p.inputs[0], p.inputs[1], p.inputs[2], p.inputs[3], p.inputs[4], p.inputs[5],
+                              p.inputs[6], p.starts);
+    CHECK(out.y.sizes() == torch::IntArrayRef({3, batch, size}));
+    CHECK(out.m_last.sizes() == torch::IntArrayRef({batch, size, size}));
+  }
+}
+
 TEST_CASE("shm_scan float32 stays close to float64", "[scan][shm]") {
   const auto p = make_problem(100, 4, 16, 5);
   std::vector<torch::Tensor> in;
@@ -118,7 +128,8 @@ TEST_CASE("shm_scan on CUDA equals the CPU op", "[scan][shm][cuda]") {
     WARN("no CUDA device: skipped (runs in scripts/gpu_check.sh)");
     return;
   }
-  for (int64_t size : {5, 24, 128}) {
+  // H: one partial tile, one full, several with a partial last tile (40, 100), the POPGym size.
+  for (int64_t size : {5, 24, 40, 100, 128}) {
     for (int64_t steps : {1, 17, 100}) {
       INFO("H = " << size << " T = " << steps);
       const auto p = make_problem(steps, 3, size, 40 + size + steps);
@@ -127,5 +138,23 @@ TEST_CASE("shm_scan on CUDA equals the CPU op", "[scan][shm][cuda]") {
       check_all_close(run(false, gpu, 0.0, 3), run(false, p, 0.0, 3), 1e-9);
       check_all_close(run(false, gpu, 2.0, 3), run(false, p, 2.0, 3), 1e-9);
     }
+  }
+  // A loss of y alone: backward gets no gradient for the final state.
+  const auto p = make_problem(33, 2, 40, 9);
+  auto y_only = [](const ShmProblem& q) {
+    std::vector<torch::Tensor> in;
+    for (const auto& t : q.inputs) in.push_back(t.detach().clone().requires_grad_(true));
+    const auto out = shm_scan(in[0], in[1], in[2], in[3], in[4], in[5], in[6], q.starts);
+    out.y.pow(2).sum().backward();
+    std::vector<torch::Tensor> grads;
+    for (const auto& t : in) grads.push_back(t.grad().cpu());
+    return grads;
+  };
+  ShmProblem gpu{{}, p.starts.cuda()};
+  for (const auto& t : p.inputs) gpu.inputs.push_back(t.cuda());
+  const auto got = y_only(gpu), want = y_only(p);
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("gradient " << i);
+    CHECK((got[i] - want[i]).abs().max().item<double>() <= 1e-9 * std::max(1.0, want[i].abs().max().item<double>()));
   }
 }
