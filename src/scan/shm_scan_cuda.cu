@@ -84,11 +84,11 @@ __global__ void shm_forward_kernel(ShmParams<S> p, const S* m0, S* y, S* m_last,
   }
 }
 
-// part_vc/part_k/part_q: [tiles, T, B, H] per-tile sums over this tile's rows; d_eta must be zeroed (atomicAdd over
-// tiles).
+// part_vc/part_k/part_q: [tiles, T, B, H] and part_eta: [tiles, T, B], per-tile sums over this tile's rows (summed
+// over tiles afterwards in a fixed order: no atomics, so the gradients are deterministic).
 template <class S>
 __global__ void shm_backward_kernel(ShmParams<S> p, const S* checkpoints, const S* grad_y, const S* grad_m_last,
-                                    S* d_theta, S* d_eta, S* d_v, S* part_vc, S* part_k, S* part_q, S* d_m0) {
+                                    S* d_theta, S* part_eta, S* d_v, S* part_vc, S* part_k, S* part_q, S* d_m0) {
   __shared__ S red_theta[kRows][32];
   __shared__ S red_v[kRows][32];
   __shared__ S red_eta[32];
@@ -177,7 +177,7 @@ __global__ void shm_backward_kernel(ShmParams<S> p, const S* checkpoints, const 
       if (j == 0) {
         S total = 0;
         for (int w = 0; w < warps; ++w) total += red_eta[w];
-        atomicAdd(d_eta + t * p.batch + b, total);
+        part_eta[tile * p.steps * p.batch + t * p.batch + b] = total;
       }
       __syncthreads();
     }
@@ -257,7 +257,7 @@ void shm_scan_cuda_backward(const at::Tensor& theta, const at::Tensor& vc, const
   check_sizes(size, chunk);
   const int64_t tiles = (size + kRows - 1) / kRows;
   auto parts = at::empty({3, tiles, steps, batch, size}, theta.options());
-  d_eta.zero_();
+  auto eta_parts = at::empty({tiles, steps, batch}, theta.options());
   AT_DISPATCH_FLOATING_TYPES(theta.scalar_type(), "shm_scan_cuda_backward", [&] {
     check_block(shm_backward_kernel<scalar_t>, size, "backward");
     const auto params = make_params<scalar_t>(theta, vc, eta, v, k, q, starts, clamp, chunk);
@@ -266,7 +266,7 @@ void shm_scan_cuda_backward(const at::Tensor& theta, const at::Tensor& vc, const
     shm_backward_kernel<scalar_t><<<grid_for(batch, size), threads_for(size), 0, at::cuda::getCurrentCUDAStream()>>>(
         params, checkpoints.data_ptr<scalar_t>(), grad_y.data_ptr<scalar_t>(),
         grad_m_last.defined() ? grad_m_last.data_ptr<scalar_t>() : nullptr, d_theta.data_ptr<scalar_t>(),
-        d_eta.data_ptr<scalar_t>(), d_v.data_ptr<scalar_t>(), part, part + part_size, part + 2 * part_size,
+        eta_parts.data_ptr<scalar_t>(), d_v.data_ptr<scalar_t>(), part, part + part_size, part + 2 * part_size,
         d_m0.data_ptr<scalar_t>());
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
@@ -274,6 +274,7 @@ void shm_scan_cuda_backward(const at::Tensor& theta, const at::Tensor& vc, const
   d_vc.copy_(sums[0]);
   d_k.copy_(sums[1]);
   d_q.copy_(sums[2]);
+  d_eta.copy_(eta_parts.sum(0));
 }
 
 }  // namespace rlm::scan
