@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "memory/spiking_highway.hpp"
 #include "scan/linear_scan.hpp"
 
 namespace rlm::memory {
@@ -271,22 +272,19 @@ MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& 
 
   const auto [c_re, c_im] = forget_gate(parts);
 
-  // Highway in time (§1.3–1.4): a = c s + (1 − s), b = (W_x x) s; h_t = a_t h_{t−1} + b_t, one complex scan.
-  const auto keep = 1 - s_in;
-  const auto a = torch::complex(c_re * s_in + keep, c_im * s_in);
-  const auto b = torch::complex(wx_re * s_in, wx_im * s_in);
-  const auto h0 = torch::view_as_complex(state.tensors[0].to(x.dtype()).contiguous());
-  const auto hidden = scan::linear_scan(a, b, h0, starts_b);  // [T, B, N_h] complex
+  // Highways in time and space (§1.3–1.4): h_t = a_t h_{t−1} + b_t with a = c s_in + (1 − s_in), b = (W_x x) s_in;
+  // ŷ = s_out h + (1 − s_out) W_x x. On the CPU one fused op (spiking_highway.hpp), elsewhere whole-tensor ops.
+  const auto shape = s_in.sizes();
+  const bool fused = x.device().is_cpu() && (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat64);
+  const auto highway = (fused ? spiking_highway : spiking_highway_reference)(
+      wx_re, wx_im, c_re.expand(shape), c_im.expand(shape), s_in, s_out, state.tensors[0].to(x.dtype()), starts_b);
 
-  // Highway in space (§1.3): ŷ = s_out h + (1 − s_out) W_x x; out = LN(W_y [Re ŷ, Im ŷ]) without affine.
-  const auto pass = 1 - s_out;
-  const auto y_re = s_out * torch::real(hidden) + pass * wx_re;
-  const auto y_im = s_out * torch::imag(hidden) + pass * wx_im;
-  auto y = out_proj_->forward(torch::cat({y_re, y_im}, -1));
+  // out = LN(W_y [Re ŷ, Im ŷ]) without affine parameters (§1.3).
+  auto y = out_proj_->forward(highway.y_hat);
   y = torch::layer_norm(y, {o.resolved_output_size()}, {}, {}, o.layer_norm_eps);
 
-  if (trace != nullptr) *trace = {membrane, threshold, gates, hidden};
-  MemoryState next{{torch::view_as_real(hidden.select(0, steps - 1)), membrane.select(0, steps - 1)}};
+  if (trace != nullptr) *trace = {membrane, threshold, gates, torch::view_as_complex(highway.hidden)};
+  MemoryState next{{highway.hidden.select(0, steps - 1), membrane.select(0, steps - 1)}};
   return {y, next};
 }
 

@@ -1,0 +1,206 @@
+#include "memory/spiking_highway.hpp"
+
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+
+#include "scan/linear_scan.hpp"
+
+namespace rlm::memory {
+namespace {
+
+// Work unit: one batch entry and a block of channels walking time; the inner loop over the block is contiguous in
+// every tensor, so it vectorises.
+constexpr int64_t kChannelBlock = 256;
+
+// Rows of a [T, B, N] tensor whose channel stride is 1 (any time and batch strides, 0 for broadcasts).
+template <class S>
+struct Rows {
+  const S* data;
+  int64_t stride_t, stride_b;
+  const S* at(int64_t t, int64_t b) const { return data + t * stride_t + b * stride_b; }
+};
+
+template <class S>
+Rows<S> rows_of(const torch::Tensor& x) {
+  return {x.data_ptr<S>(), x.stride(0), x.stride(1)};
+}
+
+// Channel stride 1 (a copy only when needed: split views and expands of a [T, B, 1, N] or [N] tensor pass as they are).
+torch::Tensor unit_channel_stride(const torch::Tensor& x) { return x.stride(2) == 1 ? x : x.contiguous(); }
+
+struct Inputs {
+  torch::Tensor wx_re, wx_im, c_re, c_im, s_in, s_out, h0, starts;  // starts: contiguous bool or undefined
+};
+
+template <class S>
+void forward_cpu(const Inputs& in, S* y_hat, S* hidden) {
+  const int64_t steps = in.s_in.size(0), batch = in.s_in.size(1), n = in.s_in.size(2);
+  const auto wx_re = rows_of<S>(in.wx_re), wx_im = rows_of<S>(in.wx_im), c_re = rows_of<S>(in.c_re),
+             c_im = rows_of<S>(in.c_im), s_in = rows_of<S>(in.s_in), s_out = rows_of<S>(in.s_out);
+  const S* h0 = in.h0.data_ptr<S>();
+  const bool* starts = in.starts.defined() ? in.starts.data_ptr<bool>() : nullptr;
+  const int64_t blocks = (n + kChannelBlock - 1) / kChannelBlock;
+  at::parallel_for(0, batch * blocks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t b = unit / blocks, c0 = (unit % blocks) * kChannelBlock, width = std::min(n, c0 + kChannelBlock) - c0;
+      const S* prev = h0 + (b * n + c0) * 2;
+      for (int64_t t = 0; t < steps; ++t) {
+        const bool cut = starts != nullptr && starts[t * batch + b];
+        const S *xr = wx_re.at(t, b) + c0, *xi = wx_im.at(t, b) + c0, *cr = c_re.at(t, b) + c0,
+                *ci = c_im.at(t, b) + c0, *si = s_in.at(t, b) + c0, *so = s_out.at(t, b) + c0;
+        S* h = hidden + ((t * batch + b) * n + c0) * 2;
+        S* y = y_hat + (t * batch + b) * 2 * n + c0;
+        for (int64_t c = 0; c < width; ++c) {
+          const S a_re = cr[c] * si[c] + (S(1) - si[c]), a_im = ci[c] * si[c];
+          const S p_re = cut ? S(0) : prev[2 * c], p_im = cut ? S(0) : prev[2 * c + 1];
+          const S h_re = (a_re * p_re - a_im * p_im) + xr[c] * si[c];
+          const S h_im = (a_re * p_im + a_im * p_re) + xi[c] * si[c];
+          h[2 * c] = h_re;
+          h[2 * c + 1] = h_im;
+          y[c] = so[c] * h_re + (S(1) - so[c]) * xr[c];
+          y[n + c] = so[c] * h_im + (S(1) - so[c]) * xi[c];
+        }
+        prev = h;
+      }
+    }
+  });
+}
+
+struct Grads {
+  torch::Tensor wx_re, wx_im, c_re, c_im, s_in, s_out, h0;
+};
+
+// Reverse pass. g is ∂L/∂h_t (complex, as (Re, Im)), gathered from ŷ_t, from `hidden` itself and from step t + 1:
+//   ∂b = g, ∂a = g · conj(h_{t−1}), and g carried to h_{t−1} is conj(a_t) · g (0 across a start).
+template <class S>
+void backward_cpu(const Inputs& in, const S* hidden, const S* grad_y, const S* grad_hidden, Grads& out) {
+  const int64_t steps = in.s_in.size(0), batch = in.s_in.size(1), n = in.s_in.size(2);
+  const auto wx_re = rows_of<S>(in.wx_re), wx_im = rows_of<S>(in.wx_im), c_re = rows_of<S>(in.c_re),
+             c_im = rows_of<S>(in.c_im), s_in = rows_of<S>(in.s_in), s_out = rows_of<S>(in.s_out);
+  const S* h0 = in.h0.data_ptr<S>();
+  const bool* starts = in.starts.defined() ? in.starts.data_ptr<bool>() : nullptr;
+  S *d_wx_re = out.wx_re.data_ptr<S>(), *d_wx_im = out.wx_im.data_ptr<S>(), *d_c_re = out.c_re.data_ptr<S>(),
+    *d_c_im = out.c_im.data_ptr<S>(), *d_s_in = out.s_in.data_ptr<S>(), *d_s_out = out.s_out.data_ptr<S>(),
+    *d_h0 = out.h0.data_ptr<S>();
+  const int64_t blocks = (n + kChannelBlock - 1) / kChannelBlock;
+  at::parallel_for(0, batch * blocks, 1, [&](int64_t begin, int64_t end) {
+    std::vector<S> adjoint(static_cast<size_t>(2 * kChannelBlock));
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t b = unit / blocks, c0 = (unit % blocks) * kChannelBlock, width = std::min(n, c0 + kChannelBlock) - c0;
+      S* g = adjoint.data();
+      std::fill(g, g + 2 * width, S(0));
+      for (int64_t t = steps - 1; t >= 0; --t) {
+        const bool cut = starts != nullptr && starts[t * batch + b];
+        const S *xr = wx_re.at(t, b) + c0, *xi = wx_im.at(t, b) + c0, *cr = c_re.at(t, b) + c0,
+                *ci = c_im.at(t, b) + c0, *si = s_in.at(t, b) + c0, *so = s_out.at(t, b) + c0;
+        const int64_t row = (t * batch + b) * n + c0;
+        const S* h = hidden + row * 2;
+        const S* prev = t == 0 ? h0 + (b * n + c0) * 2 : hidden + (row - batch * n) * 2;
+        const S* gy = grad_y != nullptr ? grad_y + (t * batch + b) * 2 * n + c0 : nullptr;
+        const S* gh = grad_hidden != nullptr ? grad_hidden + row * 2 : nullptr;
+        for (int64_t c = 0; c < width; ++c) {
+          const S gy_re = gy != nullptr ? gy[c] : S(0), gy_im = gy != nullptr ? gy[n + c] : S(0);
+          const S g_re = g[2 * c] + (gh != nullptr ? gh[2 * c] : S(0)) + so[c] * gy_re;
+          const S g_im = g[2 * c + 1] + (gh != nullptr ? gh[2 * c + 1] : S(0)) + so[c] * gy_im;
+          d_s_out[row + c] = gy_re * (h[2 * c] - xr[c]) + gy_im * (h[2 * c + 1] - xi[c]);
+          d_wx_re[row + c] = g_re * si[c] + (S(1) - so[c]) * gy_re;
+          d_wx_im[row + c] = g_im * si[c] + (S(1) - so[c]) * gy_im;
+          const S p_re = cut ? S(0) : prev[2 * c], p_im = cut ? S(0) : prev[2 * c + 1];
+          const S da_re = g_re * p_re + g_im * p_im, da_im = g_im * p_re - g_re * p_im;
+          d_c_re[row + c] = da_re * si[c];
+          d_c_im[row + c] = da_im * si[c];
+          d_s_in[row + c] = da_re * (cr[c] - S(1)) + da_im * ci[c] + g_re * xr[c] + g_im * xi[c];
+          const S a_re = cr[c] * si[c] + (S(1) - si[c]), a_im = ci[c] * si[c];
+          g[2 * c] = cut ? S(0) : a_re * g_re + a_im * g_im;
+          g[2 * c + 1] = cut ? S(0) : a_re * g_im - a_im * g_re;
+        }
+      }
+      std::copy(g, g + 2 * width, d_h0 + (b * n + c0) * 2);
+    }
+  });
+}
+
+class SpikingHighwayFunction : public torch::autograd::Function<SpikingHighwayFunction> {
+ public:
+  static torch::autograd::tensor_list forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& wx_re,
+                                              const torch::Tensor& wx_im, const torch::Tensor& c_re,
+                                              const torch::Tensor& c_im, const torch::Tensor& s_in,
+                                              const torch::Tensor& s_out, const torch::Tensor& h0,
+                                              const torch::Tensor& resets) {
+    const Inputs in{unit_channel_stride(wx_re), unit_channel_stride(wx_im), unit_channel_stride(c_re),
+                    unit_channel_stride(c_im),  unit_channel_stride(s_in),  unit_channel_stride(s_out),
+                    h0.contiguous(),            resets.numel() > 0 ? resets.contiguous() : torch::Tensor()};
+    const int64_t steps = s_in.size(0), batch = s_in.size(1), n = s_in.size(2);
+    auto y_hat = torch::empty({steps, batch, 2 * n}, s_in.options());
+    auto hidden = torch::empty({steps, batch, n, 2}, s_in.options());
+    AT_DISPATCH_FLOATING_TYPES(s_in.scalar_type(), "spiking_highway_forward", [&] {
+      forward_cpu<scalar_t>(in, y_hat.data_ptr<scalar_t>(), hidden.data_ptr<scalar_t>());
+    });
+    ctx->save_for_backward({in.wx_re, in.wx_im, in.c_re, in.c_im, in.s_in, in.s_out, in.h0, hidden});
+    ctx->saved_data["has_starts"] = in.starts.defined();
+    if (in.starts.defined()) ctx->saved_data["starts"] = in.starts;
+    return {y_hat, hidden};
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    Inputs in{saved[0], saved[1], saved[2], saved[3], saved[4], saved[5], saved[6], torch::Tensor()};
+    if (ctx->saved_data["has_starts"].toBool()) in.starts = ctx->saved_data["starts"].toTensor();
+    const torch::Tensor& hidden = saved[7];
+    const auto grad_y = grads[0].defined() ? grads[0].contiguous() : torch::Tensor();
+    const auto grad_hidden = grads[1].defined() ? grads[1].contiguous() : torch::Tensor();
+    const auto like = [&] { return torch::empty(in.s_in.sizes(), in.s_in.options()); };
+    Grads out{like(), like(), like(), like(), like(), like(), torch::empty_like(in.h0)};
+    AT_DISPATCH_FLOATING_TYPES(hidden.scalar_type(), "spiking_highway_backward", [&] {
+      backward_cpu<scalar_t>(in, hidden.data_ptr<scalar_t>(),
+                             grad_y.defined() ? grad_y.data_ptr<scalar_t>() : nullptr,
+                             grad_hidden.defined() ? grad_hidden.data_ptr<scalar_t>() : nullptr, out);
+    });
+    return {out.wx_re, out.wx_im, out.c_re, out.c_im, out.s_in, out.s_out, out.h0, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+SpikingHighwayOutput spiking_highway(const torch::Tensor& wx_re, const torch::Tensor& wx_im, const torch::Tensor& c_re,
+                                     const torch::Tensor& c_im, const torch::Tensor& s_in, const torch::Tensor& s_out,
+                                     const torch::Tensor& h0, const torch::Tensor& starts) {
+  TORCH_CHECK(s_in.dim() == 3, "spiking_highway: s_in must be [T, B, N], got ", s_in.sizes());
+  for (const auto* x : {&wx_re, &wx_im, &c_re, &c_im, &s_out}) {
+    TORCH_CHECK(x->sizes() == s_in.sizes(), "spiking_highway: every [T, B, N] input must have the shape ",
+                s_in.sizes(), ", got ", x->sizes());
+    TORCH_CHECK(x->scalar_type() == s_in.scalar_type() && x->device() == s_in.device(),
+                "spiking_highway: inputs must share one dtype and device");
+  }
+  TORCH_CHECK(s_in.device().is_cpu(), "spiking_highway: CPU only (use spiking_highway_reference elsewhere)");
+  TORCH_CHECK(s_in.scalar_type() == torch::kFloat32 || s_in.scalar_type() == torch::kFloat64,
+              "spiking_highway: dtype must be float32 or float64");
+  TORCH_CHECK(h0.dim() == 3 && h0.size(0) == s_in.size(1) && h0.size(1) == s_in.size(2) && h0.size(2) == 2,
+              "spiking_highway: h0 must be [B, N, 2], got ", h0.sizes());
+  TORCH_CHECK(starts.scalar_type() == torch::kBool && starts.dim() == 2 && starts.size(0) == s_in.size(0) &&
+                  starts.size(1) == s_in.size(1),
+              "spiking_highway: starts must be bool [T, B]");
+  const auto out = SpikingHighwayFunction::apply(wx_re, wx_im, c_re, c_im, s_in, s_out, h0.to(s_in.scalar_type()),
+                                                 starts.to(torch::kCPU));
+  return {out[0], out[1]};
+}
+
+SpikingHighwayOutput spiking_highway_reference(const torch::Tensor& wx_re, const torch::Tensor& wx_im,
+                                               const torch::Tensor& c_re, const torch::Tensor& c_im,
+                                               const torch::Tensor& s_in, const torch::Tensor& s_out,
+                                               const torch::Tensor& h0, const torch::Tensor& starts) {
+  const auto keep = 1 - s_in;
+  const auto a = torch::complex(c_re * s_in + keep, c_im * s_in);
+  const auto b = torch::complex(wx_re * s_in, wx_im * s_in);
+  const auto h0_complex = torch::view_as_complex(h0.to(s_in.scalar_type()).contiguous());
+  const auto hidden = scan::linear_scan(a, b, h0_complex, starts.to(s_in.device(), torch::kBool));
+  const auto pass = 1 - s_out;
+  const auto y_re = s_out * torch::real(hidden) + pass * wx_re;
+  const auto y_im = s_out * torch::imag(hidden) + pass * wx_im;
+  return {torch::cat({y_re, y_im}, -1), torch::view_as_real(hidden)};
+}
+
+}  // namespace rlm::memory
