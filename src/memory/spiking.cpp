@@ -1,8 +1,6 @@
 // Spiking-gate cell (SDG): see spiking.hpp and research/spiking.md §1.
 #include "memory/spiking.hpp"
 
-#include <ATen/Parallel.h>
-
 #include <cmath>
 #include <string>
 
@@ -115,12 +113,6 @@ MemoryState Spiking::initial_state(int64_t batch, const torch::Device& device) c
       {torch::zeros({batch, options_.hidden_size, 2}, opts), torch::zeros({batch, 2 * options_.hidden_size}, opts)}};
 }
 
-std::vector<torch::Tensor> Spiking::split_projection(const torch::Tensor& proj) const {
-  const int64_t nh = options_.hidden_size;
-  if (options_.forget_gate == SpikingForgetGate::kLru) return proj.split_with_sizes({nh, nh, 2 * nh}, -1);
-  return proj.split_with_sizes({nh, nh, 2 * nh, nh, nh}, -1);
-}
-
 std::pair<torch::Tensor, torch::Tensor> Spiking::forget_gate(const std::vector<torch::Tensor>& parts) const {
   if (options_.forget_gate == SpikingForgetGate::kInputDependent) {
     const auto& ch_re = parts[3];
@@ -137,86 +129,7 @@ std::pair<torch::Tensor, torch::Tensor> Spiking::forget_gate(const std::vector<t
 }
 
 MemoryOutput Spiking::forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) {
-  const bool acting = x.dim() == 3 && x.size(0) == 1 && !is_training() && !torch::GradMode::is_enabled() &&
-                      x.device().is_cpu() && x.scalar_type() == torch::kFloat32;
-  return acting ? act(x, state, starts) : forward_traced(x, state, starts, nullptr);
-}
-
-// One acting step (T = 1, eval mode, no autograd, CPU float32): the equations of forward_traced with the fixed
-// threshold, in one pass over [B, N_h] instead of ~30 whole-tensor ops and two scan calls on 1,024-wide vectors,
-// whose per-op overhead dominated the step (spiking.md §1.2–1.5; tests check it against sequence mode).
-MemoryOutput Spiking::act(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) {
-  const auto& o = options_;
-  const int64_t nh = o.hidden_size;
-  TORCH_CHECK(x.size(2) == input_size_, "Spiking: x must be [T, B, ", input_size_, "], got ", x.sizes());
-  const int64_t batch = x.size(1);
-  TORCH_CHECK(starts.dim() == 2 && starts.size(0) == 1 && starts.size(1) == batch,
-              "Spiking: starts must be [T, B] matching x");
-  TORCH_CHECK(state.tensors.size() == 2, "Spiking: state must hold (h, m)");
-
-  const auto proj = in_proj_->forward(x.select(0, 0)).contiguous();  // [B, P]  // [B, P]
-  auto k = torch::sigmoid(leak_logit_);
-  if (o.shared_leak) k = k.expand({2, nh});
-  k = k.reshape({2 * nh}).contiguous();
-  const auto reset = starts.select(0, 0).to(torch::kCPU, torch::kBool).contiguous();
-  const auto h_prev = state.tensors[0].to(torch::kFloat32).reshape({batch, nh, 2}).contiguous();
-  const auto m_prev = state.tensors[1].to(torch::kFloat32).reshape({batch, 2 * nh}).contiguous();
-  // The forget gate with whole-tensor ops: their vectorised tanh is several times faster than a scalar one here.
-  auto [c_re, c_im] = forget_gate(split_projection(proj));
-  c_re = c_re.expand({batch, nh}).contiguous();
-  c_im = c_im.expand({batch, nh}).contiguous();
-  auto h_next = torch::empty({batch, nh, 2}, proj.options());
-  auto m_next = torch::empty({batch, 2 * nh}, proj.options());
-  auto y_hat = torch::empty({batch, 2 * nh}, proj.options());  // [Re ŷ, Im ŷ]
-
-  const float* pp = proj.data_ptr<float>();
-  const float* kp = k.data_ptr<float>();
-  const bool* rp = reset.data_ptr<bool>();
-  const float* hp = h_prev.data_ptr<float>();
-  const float* mp = m_prev.data_ptr<float>();
-  const float* crp = c_re.data_ptr<float>();
-  const float* cip = c_im.data_ptr<float>();
-  float* hn = h_next.data_ptr<float>();
-  float* mn = m_next.data_ptr<float>();
-  float* yp = y_hat.data_ptr<float>();
-  const int64_t p_width = proj.size(1);
-  // The same float expressions, in the same order, as the whole-tensor path and linear_scan.
-  const auto threshold = static_cast<float>(o.resolved_acting_threshold());
-  const bool sigmoid_gate = o.gate == SpikingGate::kSigmoid;
-  const auto gate = [&](float membrane) {
-    const float z = membrane - threshold;
-    return sigmoid_gate ? 1.0f / (1.0f + std::exp(-z)) : (z >= 0.0f ? 1.0f : 0.0f);
-  };
-  at::parallel_for(0, batch * nh, 16384, [&](int64_t begin, int64_t end) {
-    for (int64_t index = begin; index < end; ++index) {
-      const int64_t b = index / nh, i = index % nh;
-      const float* row = pp + b * p_width;
-      const bool fresh = rp[b];
-      // Membranes (§1.2): m = (1 − k) m_prev + k u, input gate at i, output gate at N_h + i.
-      float gates[2];
-      for (int g = 0; g < 2; ++g) {
-        const int64_t j = g * nh + i;
-        const float previous = fresh ? 0.0f : mp[b * 2 * nh + j];
-        const float m = (1 - kp[j]) * previous + kp[j] * row[2 * nh + j];
-        mn[b * 2 * nh + j] = m;
-        gates[g] = gate(m);
-      }
-      const float s_in = gates[0], s_out = gates[1];
-      // h = a h_prev + b with a = c s_in + (1 − s_in), b = (W_x x) s_in (§1.3–1.4).
-      const float wx_re = row[i], wx_im = row[nh + i];
-      const float a_re = crp[index] * s_in + (1 - s_in), a_im = cip[index] * s_in;
-      const float b_re = wx_re * s_in, b_im = wx_im * s_in;
-      const float hp_re = fresh ? 0.0f : hp[(b * nh + i) * 2], hp_im = fresh ? 0.0f : hp[(b * nh + i) * 2 + 1];
-      const float h_re = (a_re * hp_re - a_im * hp_im) + b_re, h_im = (a_re * hp_im + a_im * hp_re) + b_im;
-      hn[(b * nh + i) * 2] = h_re;
-      hn[(b * nh + i) * 2 + 1] = h_im;
-      // ŷ = s_out h + (1 − s_out) W_x x (§1.3).
-      yp[b * 2 * nh + i] = s_out * h_re + (1 - s_out) * wx_re;
-      yp[b * 2 * nh + nh + i] = s_out * h_im + (1 - s_out) * wx_im;
-    }
-  });
-  auto y = torch::layer_norm(out_proj_->forward(y_hat), {o.resolved_output_size()}, {}, {}, o.layer_norm_eps);
-  return {y.unsqueeze(0), {{h_next, m_next}}};
+  return forward_traced(x, state, starts, nullptr);
 }
 
 MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts,
@@ -236,7 +149,8 @@ MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& 
   const auto proj = in_proj_->forward(x);  // [T, B, P]
   // One split, not a narrow per part: in backward a split concatenates the parts' gradients once, where each narrow
   // would fill a zero tensor of the whole projection's size.
-  const auto parts = split_projection(proj);
+  const auto parts = o.forget_gate == SpikingForgetGate::kLru ? proj.split_with_sizes({nh, nh, 2 * nh}, -1)
+                                                              : proj.split_with_sizes({nh, nh, 2 * nh, nh, nh}, -1);
   const auto& wx_re = parts[0];
   const auto& wx_im = parts[1];
   const auto& current = parts[2];  // u = [W_i x, W_o x]

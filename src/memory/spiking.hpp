@@ -120,11 +120,8 @@ class Spiking : public Memory {
   static int64_t parameter_count(int64_t input_size, const SpikingOptions& options);
 
  private:
-  /// One acting step (T = 1, eval mode, no autograd, CPU float32) in one fused pass; forward() picks it.
-  MemoryOutput act(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts);
-  /// in_proj's output [..., P] split into W_x Re, W_x Im, [W_i, W_o] and, for the input-dependent gate, W_c Re, W_c Im.
-  std::vector<torch::Tensor> split_projection(const torch::Tensor& proj) const;
-  /// The forget gate c = (Re, Im) (§1.3): input-dependent from split_projection's parts, or the LRU's [N_h].
+  /// The forget gate c = (Re, Im) (§1.3): input-dependent from in_proj's split output (W_x Re, W_x Im, [W_i, W_o],
+  /// W_c Re, W_c Im), or the LRU's [N_h].
   std::pair<torch::Tensor, torch::Tensor> forget_gate(const std::vector<torch::Tensor>& parts) const;
 
   SpikingOptions options_;

@@ -1,6 +1,6 @@
 // The PPO ratio at an iteration's first minibatch, before any update, is exp(log π_train − log π_act): it compares
 // the training forward (whole padded sequences, train mode, a fresh state at each episode start) with the acting one
-// (one step at a time in eval mode, state carried across the rollout, the memories' fused acting paths). For
+// (one step at a time in eval mode, state carried across the rollout, the acting paths of the memories). For
 // deterministic memories the two must agree to float precision; a mismatch in state handling, resets, padding or an
 // acting path shows up here as a ratio far from 1. (With their default random draws in training, SHM's θ rows and the
 // spiking thresholds, the deviation was 2e-3 to 6e-2 in this setting: the metric does see a difference.)
@@ -56,7 +56,7 @@ rlm::Config small_config(const std::string& memory) {
 
 TEST_CASE("ppo: the first minibatch's ratio is 1 for deterministic memories", "[agents][ppo]") {
   // SHM with one learned θ row and the spiking cell with a constant threshold draw nothing random in training, so
-  // they are deterministic too (and their fused acting paths are covered).
+  // they are deterministic too (and their acting paths are covered).
   for (const std::string memory : {"gru", "ffm", "kf", "stm", "shm", "spiking"}) {
     DYNAMIC_SECTION(memory) {
       const auto run_dir = fs::temp_directory_path() / ("rlm-test-ratio-" + memory + "-" + std::to_string(::getpid()));

@@ -162,9 +162,9 @@ TEST_CASE("spiking: stepping one step at a time equals one call over the sequenc
   }
 }
 
-TEST_CASE("spiking: the fused acting step (eval, no autograd) equals sequence mode", "[memory][spiking]") {
-  // Without autograd, eval-mode steps on the CPU take a fused path (Spiking::act); it must match the whole-tensor path
-  // of one call over the sequence for every gate and forget-gate option, resets included.
+TEST_CASE("spiking: acting steps (eval, no autograd) equal sequence mode", "[memory][spiking]") {
+  // How PPO acts: T = 1 calls in eval mode without autograd. They must match one call over the sequence for every gate
+  // and forget-gate option, resets included.
   torch::manual_seed(2);
   const int64_t steps = 12, batch = 3, hidden = 8;
   auto x = torch::randn({steps, batch, 5});
