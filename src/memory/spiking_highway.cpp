@@ -4,40 +4,26 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <type_traits>
 
+#include "scan/channel_rows.hpp"
 #include "scan/linear_scan.hpp"
 
 namespace rlm::memory {
 namespace {
 
-// Work unit: one batch entry and a block of channels walking time; the inner loop over the block is contiguous in
-// every tensor, so it vectorises.
-constexpr int64_t kChannelBlock = 256;
-
-// Rows of a [T, B, N] tensor whose channel stride is 1 (any time and batch strides, 0 for broadcasts).
-template <class S>
-struct Rows {
-  const S* data;
-  int64_t stride_t, stride_b;
-  const S* at(int64_t t, int64_t b) const { return data + t * stride_t + b * stride_b; }
-};
-
-template <class S>
-Rows<S> rows_of(const torch::Tensor& x) {
-  return {x.data_ptr<S>(), x.stride(0), x.stride(1)};
-}
-
-// Channel stride 1 (a copy only when needed: split views and expands of a [T, B, 1, N] or [N] tensor pass as they are).
-torch::Tensor unit_channel_stride(const torch::Tensor& x) { return x.stride(2) == 1 ? x : x.contiguous(); }
+using scan::kChannelBlock;
+using scan::Rows;
+using scan::rows_of;
+using scan::unit_channel_stride;
+using scan::with_flags;
 
 struct Inputs {
   torch::Tensor wx_re, wx_im, c_re, c_im, s_in, s_out, h0, starts;  // starts: contiguous bool or undefined
 };
 
 // One time step of one block of channels. The channel loops live in functions of their own, with __restrict
-// pointers and the per-row facts (a reset, which gradients exist) as template flags: written inline, with runtime
-// conditions and pointers the compiler must assume alias, GCC 12 vectorises neither loop.
+// pointers and the per-row facts (a reset, which gradients exist) as template flags (with_flags): written inline,
+// with runtime conditions and pointers the compiler must assume alias, GCC 12 vectorises neither loop.
 template <class S, bool kCut>
 void forward_row(const S* __restrict xr, const S* __restrict xi, const S* __restrict cr, const S* __restrict ci,
                  const S* __restrict si, const S* __restrict so, const S* __restrict prev, S* __restrict h,
@@ -78,19 +64,6 @@ void backward_row(const S* __restrict xr, const S* __restrict xi, const S* __res
     g[2 * c] = kCut ? S(0) : a_re * g_re + a_im * g_im;
     g[2 * c + 1] = kCut ? S(0) : a_re * g_im - a_im * g_re;
   }
-}
-
-// Calls body with each flag as a std::bool_constant, so that it can pick a template instance.
-template <class Body>
-void with_flags(Body&& body, bool flag) {
-  if (flag)
-    body(std::true_type{});
-  else
-    body(std::false_type{});
-}
-template <class Body, class... More>
-void with_flags(Body&& body, bool flag, More... more) {
-  with_flags([&](auto... known) { with_flags([&](auto first) { body(first, known...); }, flag); }, more...);
 }
 
 template <class S>

@@ -3,6 +3,8 @@
 #include <functional>
 #include <vector>
 
+#include "scan/kf_scan_cpu.hpp"
+
 namespace rlm::scan {
 namespace {
 
@@ -91,6 +93,16 @@ KfElements kf_combine(const KfElements& i, const KfElements& j) {
 }
 
 KfScanOutput kf_scan(const KfScanInputs& in) {
+  check_inputs(in);
+  const auto dtype = in.w.scalar_type();
+  if (in.w.device().is_cpu() && (dtype == torch::kFloat32 || dtype == torch::kFloat64)) {
+    const auto [init_mean, init_var] = initial_belief(in);
+    return kf_scan_cpu(in, init_mean, init_var);
+  }
+  return kf_scan_parallel(in);
+}
+
+KfScanOutput kf_scan_parallel(const KfScanInputs& in) {
   check_inputs(in);
   const auto shape = in.w.sizes();
   const int64_t steps = shape[0];

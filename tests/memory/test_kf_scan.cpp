@@ -81,9 +81,11 @@ torch::Tensor objective(const KfScanOutput& out, const torch::Tensor& g_mean, co
 
 double max_abs_diff(const torch::Tensor& x, const torch::Tensor& y) { return (x - y).abs().max().item<double>(); }
 
-void check_scan_matches_reference(const ProblemSpec& spec, double tol) {
+using ScanFn = KfScanOutput (*)(const KfScanInputs&);
+
+void check_scan_matches_reference(const ProblemSpec& spec, double tol, ScanFn scan_fn) {
   const KfScanInputs in = random_problem(spec);
-  const auto scan = rlm::scan::kf_scan(in);
+  const auto scan = scan_fn(in);
   const auto ref = rlm::scan::kf_scan_reference(in);
   REQUIRE(scan.mean.sizes() == ref.mean.sizes());
   REQUIRE(scan.var.sizes() == ref.var.sizes());
@@ -103,18 +105,30 @@ void check_scan_matches_reference(const ProblemSpec& spec, double tol) {
 
 }  // namespace
 
-TEST_CASE("kf scan: Hillis-Steele equals the sequential KF, forward and gradients, float64", "[memory][kf][scan]") {
+TEST_CASE("kf scan: Hillis-Steele and the fused CPU filter equal the sequential KF, forward and gradients, float64",
+          "[memory][kf][scan]") {
   torch::manual_seed(11);
   for (int64_t steps : {1, 2, 31, 64, 100}) {
     for (int variant = 0; variant < 4; ++variant) {
-      ProblemSpec spec;
-      spec.steps = steps;
-      spec.with_u = variant != 1;       // 1: the vSSM+KF-u form (no input)
-      spec.q_per_step = variant == 2;   // 2: input-dependent process noise
-      spec.init_belief = variant != 3;  // 3: start from the reset belief N(0, 1)
-      spec.padding = variant >= 2;
-      INFO("T = " << steps << ", variant " << variant);
-      check_scan_matches_reference(spec, 1e-10);
+      for (int64_t channels : {3, 300}) {  // 300: two work blocks of the CPU filter
+        if (channels == 300 && steps > 31) continue;
+        ProblemSpec spec;
+        spec.steps = steps;
+        spec.channels = channels;
+        spec.with_u = variant != 1;       // 1: the vSSM+KF-u form (no input)
+        spec.q_per_step = variant == 2;   // 2: input-dependent process noise
+        spec.init_belief = variant != 3;  // 3: start from the reset belief N(0, 1)
+        spec.padding = variant >= 2;
+        INFO("T = " << steps << ", N = " << channels << ", variant " << variant);
+        {
+          INFO("kf_scan_parallel (Hillis-Steele)");
+          check_scan_matches_reference(spec, 1e-10, rlm::scan::kf_scan_parallel);
+        }
+        {
+          INFO("kf_scan (on the CPU: the fused filter)");
+          check_scan_matches_reference(spec, 1e-10, rlm::scan::kf_scan);
+        }
+      }
     }
   }
 }
@@ -129,9 +143,11 @@ TEST_CASE("kf scan: float32 agrees with the float64 reference", "[memory][kf][sc
   for (auto* t : {&in32.a, &in32.beta, &in32.q, &in32.u, &in32.w, &in32.r, &in32.init_mean, &in32.init_var})
     *t = t->detach().to(torch::kFloat32);
   const auto ref = rlm::scan::kf_scan_reference(in64);
-  const auto scan = rlm::scan::kf_scan(in32);
-  CHECK(max_abs_diff(scan.mean.to(torch::kFloat64), ref.mean) < 1e-5);
-  CHECK(max_abs_diff(scan.var.to(torch::kFloat64), ref.var) < 1e-5);
+  for (ScanFn scan_fn : {rlm::scan::kf_scan, rlm::scan::kf_scan_parallel}) {
+    const auto scan = scan_fn(in32);
+    CHECK(max_abs_diff(scan.mean.to(torch::kFloat64), ref.mean) < 1e-5);
+    CHECK(max_abs_diff(scan.var.to(torch::kFloat64), ref.var) < 1e-5);
+  }
 }
 
 TEST_CASE("kf scan: right padding repeats the last valid state and leaves valid steps unchanged",
