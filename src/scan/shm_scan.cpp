@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "scan/channel_rows.hpp"
 #include "scan/shm_scan_kernels.hpp"
 
 namespace rlm::scan {
@@ -84,15 +85,42 @@ S dot(const S* __restrict a, const S* __restrict b, int64_t n) {
 }
 
 // One row i of M_t = clamp(C ⊙ M_{t−1} + η v_i k_j) from that row of C/2 (`half_c`); `out` may be `prev` (in place).
-template <class S>
-void state_row(const S* __restrict half_c, const S* prev, const S* __restrict k, S ev, bool reset, S bound,
-               int64_t n, S* out) {
+// ∂L/∂M_t for row i: G + dy qᵀ (G, the adjoint carried from step t + 1, is updated in place), zero where the clamp
+// cut the value (M_t does not depend on the pre-clamp value); adds row i's share of ∂q (dy M_t) and ∂k (∂M η v_i).
+// The clamp and the reset are template flags: as runtime conditions they kept GCC from vectorising the loop.
+template <class S, bool kClamp, bool kReset>
+void state_grad_row(const S* __restrict prev, const S* __restrict cur, const S* __restrict half_c,
+                    const S* __restrict q, const S* __restrict k, S dy, S ev, S bound, S* __restrict g,
+                    S* __restrict dq, S* __restrict dk, int64_t n) {
   for (int64_t j = 0; j < n; ++j) {
-    const S carried = reset ? S(0) : S(2) * half_c[j] * prev[j];
+    dq[j] += dy * cur[j];
+    S gij = g[j] + dy * q[j];
+    if constexpr (kClamp) {
+      const S pre = (kReset ? S(0) : S(2) * half_c[j] * prev[j]) + ev * k[j];
+      gij = std::abs(pre) > bound ? S(0) : gij;  // no ||: its branch would keep the loop scalar
+    }
+    dk[j] += gij * ev;  // ∂U with U = η v_i k_j
+    g[j] = gij;
+  }
+}
+
+template <class S, bool kClamp, bool kReset>
+void state_row_with(const S* __restrict half_c, const S* prev, const S* __restrict k, S ev, S bound, int64_t n,
+                    S* out) {
+  for (int64_t j = 0; j < n; ++j) {
+    const S carried = kReset ? S(0) : S(2) * half_c[j] * prev[j];
     S value = carried + ev * k[j];
-    if (bound > 0) value = std::min(std::max(value, -bound), bound);
+    if constexpr (kClamp) value = std::min(std::max(value, -bound), bound);
     out[j] = value;
   }
+}
+
+// The clamp and the reset as template flags, so that every case of the loop vectorises.
+template <class S>
+void state_row(const S* half_c, const S* prev, const S* k, S ev, bool reset, S bound, int64_t n, S* out) {
+  with_flags([=](auto clamped, auto reset_here) {
+    state_row_with<S, clamped(), reset_here()>(half_c, prev, k, ev, bound, n, out);
+  }, bound > 0, reset);
 }
 
 template <class S>
@@ -188,17 +216,9 @@ void backward_cpu(const Inputs& in, double clamp, const S* checkpoints, const S*
             const S* __restrict half_c = half_c_table + (t - t0) * hh + i * size;
             S* __restrict gi = g + i * size;
             const S dy = grad_y[row + i], th = theta[row + i], ev = e * v[row + i];
-            // ∂L/∂M_t = G + dy qᵀ, zero where the clamp cut the value (M_t does not depend on the pre-clamp value).
-            for (int64_t j = 0; j < size; ++j) {
-              dq[j] += dy * cur[j];
-              S gij = gi[j] + dy * qt[j];
-              if (bound > 0) {
-                const S pre = (reset ? S(0) : S(2) * half_c[j] * prev[j]) + ev * kt[j];
-                gij = (pre > bound || pre < -bound) ? S(0) : gij;
-              }
-              dk[j] += gij * ev;  // ∂U with U = η v_i k_j
-              gi[j] = gij;
-            }
+            with_flags([=](auto clamped, auto reset_here) {
+              state_grad_row<S, clamped(), reset_here()>(prev, cur, half_c, qt, kt, dy, ev, bound, gi, dq, dk, size);
+            }, bound > 0, reset);
             const S r = dot(gi, kt, size);  // Σ_j ∂M_ij k_j
             d_v[row + i] = e * r;
             de += v[row + i] * r;
