@@ -16,7 +16,7 @@ namespace rlm::scan {
 namespace {
 
 // The channel loops are functions of their own with __restrict pointers and the per-row facts as template flags,
-// so that GCC vectorises them (see spiking_highway.cpp).
+// so that GCC vectorises them (with_flags in channel_rows.hpp).
 
 // The predict half of a step and its gain, from the belief (m_prev, p_prev) before it: the prior x⁻ = a m + βu,
 // P⁻ = a² P + q, and k = P⁻ / (P⁻ + r) with inv = 1 / (P⁻ + r).
