@@ -11,6 +11,9 @@
 namespace rlm::memory {
 namespace {
 
+using scan::channel_block;
+using scan::channel_block_grain;
+using scan::channel_block_units;
 using scan::kChannelBlock;
 using scan::Rows;
 using scan::rows_of;
@@ -73,10 +76,10 @@ void forward_cpu(const Inputs& in, S* y_hat, S* hidden) {
              c_im = rows_of<S>(in.c_im), s_in = rows_of<S>(in.s_in), s_out = rows_of<S>(in.s_out);
   const S* h0 = in.h0.data_ptr<S>();
   const bool* starts = in.starts.defined() ? in.starts.data_ptr<bool>() : nullptr;
-  const int64_t blocks = (n + kChannelBlock - 1) / kChannelBlock;
-  at::parallel_for(0, batch * blocks, 1, [&](int64_t begin, int64_t end) {
+  const int64_t units = channel_block_units(batch, n);
+  at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t b = unit / blocks, c0 = (unit % blocks) * kChannelBlock, width = std::min(n, c0 + kChannelBlock) - c0;
+      const auto [b, c0, width] = channel_block(unit, n);
       const S* prev = h0 + (b * n + c0) * 2;
       for (int64_t t = 0; t < steps; ++t) {
         const bool cut = starts != nullptr && starts[t * batch + b];
@@ -107,11 +110,11 @@ void backward_cpu(const Inputs& in, const S* hidden, const S* grad_y, const S* g
   S *d_wx_re = out.wx_re.data_ptr<S>(), *d_wx_im = out.wx_im.data_ptr<S>(), *d_c_re = out.c_re.data_ptr<S>(),
     *d_c_im = out.c_im.data_ptr<S>(), *d_s_in = out.s_in.data_ptr<S>(), *d_s_out = out.s_out.data_ptr<S>(),
     *d_h0 = out.h0.data_ptr<S>();
-  const int64_t blocks = (n + kChannelBlock - 1) / kChannelBlock;
-  at::parallel_for(0, batch * blocks, 1, [&](int64_t begin, int64_t end) {
+  const int64_t units = channel_block_units(batch, n);
+  at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     std::vector<S> adjoint(static_cast<size_t>(2 * kChannelBlock));
     for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t b = unit / blocks, c0 = (unit % blocks) * kChannelBlock, width = std::min(n, c0 + kChannelBlock) - c0;
+      const auto [b, c0, width] = channel_block(unit, n);
       S* g = adjoint.data();
       std::fill(g, g + 2 * width, S(0));
       for (int64_t t = steps - 1; t >= 0; --t) {
@@ -124,9 +127,9 @@ void backward_cpu(const Inputs& in, const S* hidden, const S* grad_y, const S* g
         const S* gy = grad_y != nullptr ? grad_y + (t * batch + b) * 2 * n + c0 : nullptr;  // Re, then Im at + n
         const S* gh = grad_hidden != nullptr ? grad_hidden + row * 2 : nullptr;
         const auto row_grads = [&](auto cut_flag, auto has_gy, auto has_gh) {
-          backward_row<S, cut_flag(), has_gy(), has_gh()>(xr, xi, cr, ci, si, so, h, prev, gy, has_gy() ? gy + n : nullptr, gh, g,
-                                                        d_wx_re + row, d_wx_im + row, d_c_re + row, d_c_im + row,
-                                                        d_s_in + row, d_s_out + row, width);
+          backward_row<S, cut_flag(), has_gy(), has_gh()>(
+              xr, xi, cr, ci, si, so, h, prev, gy, has_gy() ? gy + n : nullptr, gh, g, d_wx_re + row, d_wx_im + row,
+              d_c_re + row, d_c_im + row, d_s_in + row, d_s_out + row, width);
         };
         with_flags(row_grads, cut, gy != nullptr, gh != nullptr);
       }
@@ -142,9 +145,14 @@ class SpikingHighwayFunction : public torch::autograd::Function<SpikingHighwayFu
                                               const torch::Tensor& c_im, const torch::Tensor& s_in,
                                               const torch::Tensor& s_out, const torch::Tensor& h0,
                                               const torch::Tensor& resets) {
-    const Inputs in{unit_channel_stride(wx_re), unit_channel_stride(wx_im), unit_channel_stride(c_re),
-                    unit_channel_stride(c_im),  unit_channel_stride(s_in),  unit_channel_stride(s_out),
-                    h0.contiguous(),            resets.numel() > 0 ? resets.contiguous() : torch::Tensor()};
+    const Inputs in{unit_channel_stride(wx_re),
+                    unit_channel_stride(wx_im),
+                    unit_channel_stride(c_re),
+                    unit_channel_stride(c_im),
+                    unit_channel_stride(s_in),
+                    unit_channel_stride(s_out),
+                    h0.contiguous(),
+                    resets.numel() > 0 ? resets.contiguous() : torch::Tensor()};
     const int64_t steps = s_in.size(0), batch = s_in.size(1), n = s_in.size(2);
     auto y_hat = torch::empty({steps, batch, 2 * n}, s_in.options());
     auto hidden = torch::empty({steps, batch, n, 2}, s_in.options());
@@ -168,8 +176,7 @@ class SpikingHighwayFunction : public torch::autograd::Function<SpikingHighwayFu
     const auto like = [&] { return torch::empty(in.s_in.sizes(), in.s_in.options()); };
     Grads out{like(), like(), like(), like(), like(), like(), torch::empty_like(in.h0)};
     AT_DISPATCH_FLOATING_TYPES(hidden.scalar_type(), "spiking_highway_backward", [&] {
-      backward_cpu<scalar_t>(in, hidden.data_ptr<scalar_t>(),
-                             grad_y.defined() ? grad_y.data_ptr<scalar_t>() : nullptr,
+      backward_cpu<scalar_t>(in, hidden.data_ptr<scalar_t>(), grad_y.defined() ? grad_y.data_ptr<scalar_t>() : nullptr,
                              grad_hidden.defined() ? grad_hidden.data_ptr<scalar_t>() : nullptr, out);
     });
     return {out.wx_re, out.wx_im, out.c_re, out.c_im, out.s_in, out.s_out, out.h0, torch::Tensor()};
@@ -183,8 +190,8 @@ SpikingHighwayOutput spiking_highway(const torch::Tensor& wx_re, const torch::Te
                                      const torch::Tensor& h0, const torch::Tensor& starts) {
   TORCH_CHECK(s_in.dim() == 3, "spiking_highway: s_in must be [T, B, N], got ", s_in.sizes());
   for (const auto* x : {&wx_re, &wx_im, &c_re, &c_im, &s_out}) {
-    TORCH_CHECK(x->sizes() == s_in.sizes(), "spiking_highway: every [T, B, N] input must have the shape ",
-                s_in.sizes(), ", got ", x->sizes());
+    TORCH_CHECK(x->sizes() == s_in.sizes(), "spiking_highway: every [T, B, N] input must have the shape ", s_in.sizes(),
+                ", got ", x->sizes());
     TORCH_CHECK(x->scalar_type() == s_in.scalar_type() && x->device() == s_in.device(),
                 "spiking_highway: inputs must share one dtype and device");
   }

@@ -4,13 +4,38 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
 namespace rlm::scan {
 
-/// Channels per work unit: the inner loop over them is contiguous in every tensor.
+/// Channels per work unit: the inner loop over them is contiguous in every tensor, and the blocks give every thread
+/// a unit even at batch 1.
 constexpr int64_t kChannelBlock = 256;
+
+/// A work unit: batch entry b and channels [c0, c0 + width), walking time.
+struct ChannelBlock {
+  int64_t b, c0, width;
+};
+
+/// How many units cover `batch` entries of `n` channels.
+inline int64_t channel_block_units(int64_t batch, int64_t n) {
+  return batch * ((n + kChannelBlock - 1) / kChannelBlock);
+}
+
+/// Unit `unit` of the channel_block_units(batch, n) units.
+inline ChannelBlock channel_block(int64_t unit, int64_t n) {
+  const int64_t blocks = (n + kChannelBlock - 1) / kChannelBlock;
+  const int64_t c0 = (unit % blocks) * kChannelBlock;
+  return {unit / blocks, c0, std::min(n, c0 + kChannelBlock) - c0};
+}
+
+/// at::parallel_for's grain for units walking `steps` steps: about 64k element updates per task, so that short
+/// sequences (acting, T = 1) are not split into tasks too small to pay for waking a thread.
+inline int64_t channel_block_grain(int64_t steps) {
+  return std::max<int64_t>(1, (64 * 1024) / std::max<int64_t>(1, steps * kChannelBlock));
+}
 
 /// Rows of a [T, B, N] tensor whose channel stride is 1 (any time and batch strides, 0 for broadcasts).
 template <class S>

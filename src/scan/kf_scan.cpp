@@ -82,6 +82,9 @@ std::pair<torch::Tensor, torch::Tensor> kf_step(const torch::Tensor& mean, const
   return {prior_mean + gain * (w - prior_mean), r * prior_var * inv};
 }
 
+// The Hillis–Steele scan behind kf_scan_parallel, without its input checks (defined below).
+KfScanOutput hillis_steele_scan(const KfScanInputs& in);
+
 }  // namespace
 
 KfElements kf_combine(const KfElements& i, const KfElements& j) {
@@ -99,11 +102,18 @@ KfScanOutput kf_scan(const KfScanInputs& in) {
     const auto [init_mean, init_var] = initial_belief(in);
     return kf_scan_cpu(in, init_mean, init_var);
   }
-  return kf_scan_parallel(in);
+  return hillis_steele_scan(in);
 }
 
 KfScanOutput kf_scan_parallel(const KfScanInputs& in) {
   check_inputs(in);
+  return hillis_steele_scan(in);
+}
+
+namespace {
+
+// Generic elements, first elements at step 0 and resets, identities at padding, then the prefix scan.
+KfScanOutput hillis_steele_scan(const KfScanInputs& in) {
   const auto shape = in.w.sizes();
   const int64_t steps = shape[0];
   const torch::Tensor a = in.a.expand(shape);
@@ -178,6 +188,8 @@ KfScanOutput kf_scan_parallel(const KfScanInputs& in) {
   });
   return {prefix[1], prefix[2]};
 }
+
+}  // namespace
 
 KfScanOutput kf_scan_reference(const KfScanInputs& in) {
   check_inputs(in);

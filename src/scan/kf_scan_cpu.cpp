@@ -3,6 +3,8 @@
 // every core, and the sequential recursion does O(T) work in one pass where Hillis–Steele does O(T log T) whole-tensor
 // passes and keeps their intermediates for backward. Backward is the recursion's adjoint, run in reverse from the
 // saved posteriors (the priors and gains are recomputed per step).
+#include "scan/kf_scan_cpu.hpp"
+
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "scan/channel_rows.hpp"
-#include "scan/kf_scan_cpu.hpp"
 
 namespace rlm::scan {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 // P⁻ = a² P + q, and k = P⁻ / (P⁻ + r) with inv = 1 / (P⁻ + r).
 template <class S>
 struct Prediction {
-  S m_prev, p_prev, prior_mean, prior_var, inv, gain;
+  S prior_mean, prior_var, inv, gain;
 };
 
 template <class S>
@@ -30,7 +31,7 @@ inline Prediction<S> predict(S a, S bu, S q, S r, S m_prev, S p_prev) {
   const S prior_mean = a * m_prev + bu;
   const S prior_var = a * a * p_prev + q;
   const S inv = S(1) / (prior_var + r);
-  return {m_prev, p_prev, prior_mean, prior_var, inv, prior_var * inv};
+  return {prior_mean, prior_var, inv, prior_var * inv};
 }
 
 // One step: from the belief (m, p) before it (the reset belief where kReset) to the posterior (x⁺, P⁺).
@@ -39,8 +40,8 @@ void forward_row(const S* __restrict a, const S* __restrict bu, const S* __restr
                  const S* __restrict r, const S* __restrict m, const S* __restrict p, S reset_mean, S reset_var,
                  S* __restrict mean_out, S* __restrict var_out, int64_t width) {
   for (int64_t c = 0; c < width; ++c) {
-    const auto s = predict(a[c], kHasInput ? bu[c] : S(0), q[c], r[c], kReset ? reset_mean : m[c],
-                           kReset ? reset_var : p[c]);
+    const auto s =
+        predict(a[c], kHasInput ? bu[c] : S(0), q[c], r[c], kReset ? reset_mean : m[c], kReset ? reset_var : p[c]);
     mean_out[c] = s.prior_mean + s.gain * (w[c] - s.prior_mean);
     var_out[c] = r[c] * s.prior_var * s.inv;
   }
@@ -54,10 +55,9 @@ void backward_row(const S* __restrict a, const S* __restrict bu, const S* __rest
                   S* __restrict g_m, S* __restrict g_p, S* __restrict d_a, S* __restrict d_bu, S* __restrict d_q,
                   S* __restrict d_w, S* __restrict d_r, int64_t width) {
   for (int64_t c = 0; c < width; ++c) {
-    const auto s = predict(a[c], kHasInput ? bu[c] : S(0), q[c], r[c], kReset ? reset_mean : m[c],
-                           kReset ? reset_var : p[c]);
-    const S m_prev = s.m_prev, p_prev = s.p_prev, prior_mean = s.prior_mean, prior_var = s.prior_var, inv = s.inv,
-            gain = s.gain;
+    const S m_prev = kReset ? reset_mean : m[c], p_prev = kReset ? reset_var : p[c];
+    const auto s = predict(a[c], kHasInput ? bu[c] : S(0), q[c], r[c], m_prev, p_prev);
+    const S prior_mean = s.prior_mean, prior_var = s.prior_var, inv = s.inv, gain = s.gain;
     // x⁺ = x⁻ + k (w − x⁻), P⁺ = (1 − k) P⁻, k = P⁻ / (P⁻ + r).
     const S d_gain = g_m[c] * (w[c] - prior_mean) - g_p[c] * prior_var;
     const S d_prior_mean = g_m[c] * (S(1) - gain);
@@ -113,10 +113,10 @@ template <class S>
 void forward_cpu(const Inputs& in, S* mean, S* var) {
   const View<S> v(in);
   const int64_t steps = v.steps, batch = v.batch, n = v.n;
-  const int64_t blocks = (n + kChannelBlock - 1) / kChannelBlock;
-  at::parallel_for(0, batch * blocks, 1, [&](int64_t begin, int64_t end) {
+  const int64_t units = channel_block_units(batch, n);
+  at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t b = unit / blocks, c0 = (unit % blocks) * kChannelBlock, width = std::min(n, c0 + kChannelBlock) - c0;
+      const auto [b, c0, width] = channel_block(unit, n);
       const S* m = v.m0 + b * n + c0;
       const S* p = v.p0 + b * n + c0;
       for (int64_t t = 0; t < steps; ++t) {
@@ -130,9 +130,9 @@ void forward_cpu(const Inputs& in, S* mean, S* var) {
           const S* bu_row = v.has_input ? v.bu.at(t, b) + c0 : nullptr;
           with_flags(
               [&](auto kReset, auto kHasInput) {
-                forward_row<S, kReset(), kHasInput()>(v.a.at(t, b) + c0, bu_row, v.q.at(t, b) + c0,
-                                                      v.w.at(t, b) + c0, v.r.at(t, b) + c0, m, p, v.reset_mean,
-                                                      v.reset_var, mean_out, var_out, width);
+                forward_row<S, kReset(), kHasInput()>(v.a.at(t, b) + c0, bu_row, v.q.at(t, b) + c0, v.w.at(t, b) + c0,
+                                                      v.r.at(t, b) + c0, m, p, v.reset_mean, v.reset_var, mean_out,
+                                                      var_out, width);
               },
               v.is_reset(t, b), v.has_input);
         }
@@ -154,11 +154,11 @@ void backward_cpu(const Inputs& in, const S* mean, const S* var, const S* grad_m
   S *d_a = out.a.data_ptr<S>(), *d_q = out.q.data_ptr<S>(), *d_w = out.w.data_ptr<S>(), *d_r = out.r.data_ptr<S>();
   S* d_bu = v.has_input ? out.bu.data_ptr<S>() : nullptr;
   S *d_m0 = out.m0.data_ptr<S>(), *d_p0 = out.p0.data_ptr<S>();
-  const int64_t blocks = (n + kChannelBlock - 1) / kChannelBlock;
-  at::parallel_for(0, batch * blocks, 1, [&](int64_t begin, int64_t end) {
+  const int64_t units = channel_block_units(batch, n);
+  at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     std::vector<S> adjoint(static_cast<size_t>(2 * kChannelBlock));
     for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t b = unit / blocks, c0 = (unit % blocks) * kChannelBlock, width = std::min(n, c0 + kChannelBlock) - c0;
+      const auto [b, c0, width] = channel_block(unit, n);
       S* g_m = adjoint.data();
       S* g_p = g_m + kChannelBlock;
       std::fill(g_m, g_m + width, S(0));
@@ -180,10 +180,9 @@ void backward_cpu(const Inputs& in, const S* mean, const S* var, const S* grad_m
         S* d_bu_row = v.has_input ? d_bu + row : nullptr;
         with_flags(
             [&](auto kReset, auto kHasInput) {
-              backward_row<S, kReset(), kHasInput()>(v.a.at(t, b) + c0, bu_row, v.q.at(t, b) + c0,
-                                                     v.w.at(t, b) + c0, v.r.at(t, b) + c0, m, p, v.reset_mean,
-                                                     v.reset_var, g_m, g_p, d_a + row, d_bu_row, d_q + row,
-                                                     d_w + row, d_r + row, width);
+              backward_row<S, kReset(), kHasInput()>(v.a.at(t, b) + c0, bu_row, v.q.at(t, b) + c0, v.w.at(t, b) + c0,
+                                                     v.r.at(t, b) + c0, m, p, v.reset_mean, v.reset_var, g_m, g_p,
+                                                     d_a + row, d_bu_row, d_q + row, d_w + row, d_r + row, width);
             },
             v.is_reset(t, b), v.has_input);
       }
@@ -215,9 +214,8 @@ class KfFilterFunction : public torch::autograd::Function<KfFilterFunction> {
                     reset_var};
     auto mean = torch::empty(w.sizes(), w.options());
     auto var = torch::empty(w.sizes(), w.options());
-    AT_DISPATCH_FLOATING_TYPES(w.scalar_type(), "kf_scan_cpu", [&] {
-      forward_cpu<scalar_t>(in, mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>());
-    });
+    AT_DISPATCH_FLOATING_TYPES(w.scalar_type(), "kf_scan_cpu",
+                               [&] { forward_cpu<scalar_t>(in, mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>()); });
     ctx->save_for_backward({in.a, in.bu, in.q, in.w, in.r, in.m0, in.p0, mean, var});
     ctx->saved_data["starts"] = in.starts;
     ctx->saved_data["pad"] = in.pad;
@@ -245,15 +243,20 @@ class KfFilterFunction : public torch::autograd::Function<KfFilterFunction> {
     const auto grad_mean = grads[0].defined() ? grads[0].contiguous() : grads[0];
     const auto grad_var = grads[1].defined() ? grads[1].contiguous() : grads[1];
     const auto full = [&] { return torch::empty(mean.sizes(), mean.options()); };
-    Grads out{full(), in.bu.defined() ? full() : torch::Tensor(), full(), full(), full(), torch::empty_like(in.m0),
+    Grads out{full(),
+              in.bu.defined() ? full() : torch::Tensor(),
+              full(),
+              full(),
+              full(),
+              torch::empty_like(in.m0),
               torch::empty_like(in.p0)};
     AT_DISPATCH_FLOATING_TYPES(mean.scalar_type(), "kf_scan_cpu_backward", [&] {
       backward_cpu<scalar_t>(in, mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>(),
                              grad_mean.defined() ? grad_mean.data_ptr<scalar_t>() : nullptr,
                              grad_var.defined() ? grad_var.data_ptr<scalar_t>() : nullptr, out);
     });
-    return {out.a, out.bu, out.q, out.w, out.r, out.m0, out.p0, torch::Tensor(), torch::Tensor(), torch::Tensor(),
-            torch::Tensor()};
+    return {out.a,  out.bu,          out.q,           out.w,           out.r,          out.m0,
+            out.p0, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -261,14 +264,14 @@ class KfFilterFunction : public torch::autograd::Function<KfFilterFunction> {
 
 KfScanOutput kf_scan_cpu(const KfScanInputs& in, const torch::Tensor& init_mean, const torch::Tensor& init_var) {
   const auto shape = in.w.sizes();
-  const auto absent = [&](const torch::Tensor& x, const torch::TensorOptions& options) {
+  const auto or_empty = [](const torch::Tensor& x, const torch::TensorOptions& options) {
     return x.defined() ? x : torch::empty({0}, options);
   };
   const torch::Tensor bu = in.u.defined() ? in.beta * in.u : torch::empty({0}, in.w.options());
   const auto flags = in.w.options().dtype(torch::kBool);
-  const auto out = KfFilterFunction::apply(in.a.expand(shape), bu, in.q.expand(shape), in.w, in.r, init_mean, init_var,
-                                           absent(in.starts, flags), absent(in.pad, flags), in.reset_mean,
-                                           in.reset_var);
+  const auto out =
+      KfFilterFunction::apply(in.a.expand(shape), bu, in.q.expand(shape), in.w, in.r, init_mean, init_var,
+                              or_empty(in.starts, flags), or_empty(in.pad, flags), in.reset_mean, in.reset_var);
   return {out[0], out[1]};
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "scan/channel_rows.hpp"
 #include "scan/scan_kernels.hpp"
 
 namespace rlm::scan {
@@ -20,24 +21,15 @@ c10::complex<R> conj_of(c10::complex<R> x) {
   return std::conj(x);
 }
 
-// Work unit of the CPU scan: one batch entry and a block of channels, walking time. The inner loop over the block is
-// contiguous in the output (and in a and b when their channel stride is 1), so it vectorises; blocks keep enough
-// units for every thread even at batch 1.
-constexpr int64_t kChannelBlock = 256;
-
-int64_t grain_for(int64_t steps) {
-  // parallel_for runs at least `grain` units per task: aim for ~64k element updates per task.
-  return std::max<int64_t>(1, (64 * 1024) / std::max<int64_t>(1, steps * kChannelBlock));
-}
-
 template <class S>
 void forward_cpu(const ScanArgs& args, const S* a, const S* b, const S* h0, const bool* starts, S* h) {
   const int64_t steps = args.steps, batch = args.batch, channels = args.channels;
-  const int64_t blocks = (channels + kChannelBlock - 1) / kChannelBlock;
-  at::parallel_for(0, batch * blocks, grain_for(steps), [&](int64_t begin, int64_t end) {
+  // Units of one batch entry and a block of channels walking time: the inner loop over the block is contiguous in the
+  // output (and in a and b when their channel stride is 1), so it vectorises.
+  const int64_t units = channel_block_units(batch, channels);
+  at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t bi = unit / blocks;
-      const int64_t c0 = (unit % blocks) * kChannelBlock, n = std::min(channels, c0 + kChannelBlock) - c0;
+      const auto [bi, c0, n] = channel_block(unit, channels);
       const S* prev = h0 + bi * channels + c0;
       for (int64_t t = 0; t < steps; ++t) {
         S* out = h + (t * batch + bi) * channels + c0;
@@ -63,11 +55,10 @@ template <class S>
 void backward_cpu(const ScanArgs& args, const S* a, const S* h0, const bool* starts, const S* h, const S* grad_h,
                   S* grad_a, S* grad_b, S* grad_h0) {
   const int64_t steps = args.steps, batch = args.batch, channels = args.channels;
-  const int64_t blocks = (channels + kChannelBlock - 1) / kChannelBlock;
-  at::parallel_for(0, batch * blocks, grain_for(steps), [&](int64_t begin, int64_t end) {
+  const int64_t units = channel_block_units(batch, channels);
+  at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t bi = unit / blocks;
-      const int64_t c0 = (unit % blocks) * kChannelBlock, n = std::min(channels, c0 + kChannelBlock) - c0;
+      const auto [bi, c0, n] = channel_block(unit, channels);
       const int64_t sa = args.a_stride[2];
       for (int64_t t = steps - 1; t >= 0; --t) {
         const int64_t row = (t * batch + bi) * channels + c0;
