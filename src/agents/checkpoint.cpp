@@ -1,8 +1,10 @@
 #include "agents/checkpoint.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 #include "core/checkpoint_file.hpp"
@@ -18,13 +20,55 @@ constexpr const char* kSuffix = ".rlmckpt";
 std::vector<fs::path> list_checkpoints(const fs::path& run_dir) {
   std::vector<fs::path> out;
   const auto dir = run_dir / "checkpoints";
-  if (!fs::is_directory(dir)) return out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const auto name = entry.path().filename().string();
     if (name.starts_with(kPrefix) && name.ends_with(kSuffix)) out.push_back(entry.path());
   }
   std::sort(out.begin(), out.end());  // zero-padded iteration numbers sort by name
   return out;
+}
+
+std::string shape_of(const torch::Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
+
+/// Checks one saved tensor against the model's, without touching the model.
+void check_tensor(torch::serialize::InputArchive& archive, const std::string& name, const std::string& path,
+                  const torch::Tensor& expected, bool is_buffer) {
+  torch::Tensor saved;
+  if (!archive.try_read(name, saved, is_buffer)) throw CheckpointError(fmt::format("tensor '{}' is missing", path));
+  if (saved.sizes() != expected.sizes()) {
+    throw CheckpointError(fmt::format("tensor '{}' has shape {}, the model's has {}", path, shape_of(saved),
+                                      shape_of(expected)));
+  }
+  if (saved.is_floating_point() || saved.is_complex()) {
+    if (!torch::isfinite(saved).all().item<bool>())
+      throw CheckpointError(fmt::format("tensor '{}' holds non-finite values (inf or NaN)", path));
+  }
+}
+
+/// Every parameter, buffer and submodule of `module` is in `archive` with the model's shape, finite, and the archive
+/// holds nothing else: so model.load() cannot fail half-way and a checkpoint of another architecture is named as such.
+void check_module(torch::serialize::InputArchive& archive, const torch::nn::Module& module, const std::string& prefix) {
+  std::set<std::string> known = {"training"};  // TorchScript's own attribute of every archived module
+  for (const auto& item : module.named_parameters(/*recurse=*/false)) {
+    check_tensor(archive, item.key(), prefix + item.key(), item.value(), false);
+    known.insert(item.key());
+  }
+  for (const auto& item : module.named_buffers(/*recurse=*/false)) {
+    check_tensor(archive, item.key(), prefix + item.key(), item.value(), true);
+    known.insert(item.key());
+  }
+  for (const auto& child : module.named_children()) {
+    torch::serialize::InputArchive sub;
+    if (!archive.try_read(child.key(), sub))
+      throw CheckpointError(fmt::format("module '{}' is missing", prefix + child.key()));
+    check_module(sub, *child.value(), prefix + child.key() + ".");
+    known.insert(child.key());
+  }
+  for (const std::string& key : archive.keys()) {
+    if (!known.count(key)) throw CheckpointError(fmt::format("'{}' is not part of this model", prefix + key));
+  }
 }
 
 }  // namespace
@@ -39,13 +83,35 @@ std::optional<fs::path> latest_checkpoint(const fs::path& run_dir) {
   return all.back();
 }
 
+std::vector<fs::path> checkpoints_newest_first(const fs::path& run_dir) {
+  auto all = list_checkpoints(run_dir);
+  std::reverse(all.begin(), all.end());
+  return all;
+}
+
 void prune_checkpoints(const fs::path& run_dir, int keep) {
   auto all = list_checkpoints(run_dir);
   for (size_t i = 0; i + static_cast<size_t>(keep) < all.size(); ++i) fs::remove(all[i]);
 }
 
-void save_checkpoint(const fs::path& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
-                     const nlohmann::json& trainer_state) {
+int remove_interrupted_writes(const fs::path& run_dir) {
+  int removed = 0;
+  for (const fs::path& dir : {run_dir, run_dir / "checkpoints"}) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      // write_file_atomic's temp names: ".<target>.tmp.<pid>.<counter>".
+      const auto name = entry.path().filename().string();
+      if (name.starts_with('.') && name.find(".tmp.") != std::string::npos && entry.is_regular_file(ec)) {
+        if (fs::remove(entry.path(), ec)) ++removed;
+      }
+    }
+  }
+  return removed;
+}
+
+std::string checkpoint_bytes(torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                             const nlohmann::json& trainer_state) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive, optimizer_archive;
   model.save(model_archive);
@@ -59,36 +125,71 @@ void save_checkpoint(const fs::path& path, torch::nn::Module& model, torch::opti
     bytes.append(static_cast<const char*>(data), size);
     return size;
   });
+  return bytes;
+}
+
+void write_checkpoint(const fs::path& path, const std::string& bytes) {
   fs::create_directories(path.parent_path());
   write_checkpoint_file(path, bytes);
 }
 
+void save_checkpoint(const fs::path& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                     const nlohmann::json& trainer_state) {
+  write_checkpoint(path, checkpoint_bytes(model, optimizer, trainer_state));
+}
+
 nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer) {
   const std::string bytes = read_checkpoint_file(path);  // throws CheckpointError on missing/truncated/corrupt
+  const std::string name = path.string();
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(bytes.data(), bytes.size());
     torch::serialize::InputArchive model_archive;
-    archive.read("model", model_archive);
+    if (!archive.try_read("model", model_archive)) throw CheckpointError("it holds no model");
+    check_module(model_archive, model, "");
+    c10::IValue state;
+    if (!archive.try_read("trainer_state", state) || !state.isString()) throw CheckpointError("no trainer state");
+    auto trainer_state = nlohmann::json::parse(state.toStringRef());
+    torch::Tensor rng_state;
+    if (!archive.try_read("torch_cpu_rng", rng_state)) throw CheckpointError("no RNG state");
+
+    // Checked: now change things.
     model.load(model_archive);
     if (optimizer != nullptr) {
       torch::serialize::InputArchive optimizer_archive;
-      archive.read("optimizer", optimizer_archive);
+      if (!archive.try_read("optimizer", optimizer_archive)) throw CheckpointError("no optimizer state");
       optimizer->load(optimizer_archive);
     }
-    torch::Tensor rng_state;
-    archive.read("torch_cpu_rng", rng_state);
     auto generator = at::detail::getDefaultCPUGenerator();
     generator.set_state(rng_state);
-    c10::IValue state;
-    archive.read("trainer_state", state);
-    return nlohmann::json::parse(state.toStringRef());
+    return trainer_state;
+  } catch (const CheckpointError& e) {
+    throw CheckpointError(fmt::format("checkpoint '{}': {}", name, e.what()));
   } catch (const c10::Error& e) {
-    throw CheckpointError(fmt::format("checkpoint '{}' does not match this model or is unreadable: {}", path.string(),
+    throw CheckpointError(fmt::format("checkpoint '{}' does not match this model or is unreadable: {}", name,
                                       e.what_without_backtrace()));
   } catch (const nlohmann::json::exception& e) {
-    throw CheckpointError(fmt::format("checkpoint '{}' has an unreadable trainer state: {}", path.string(), e.what()));
+    throw CheckpointError(fmt::format("checkpoint '{}' has an unreadable trainer state: {}", name, e.what()));
   }
+}
+
+LoadedCheckpoint load_newest_valid_checkpoint(
+    const fs::path& run_dir, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
+    const std::function<void(const fs::path&, const std::string&)>& on_skip) {
+  const auto candidates = checkpoints_newest_first(run_dir);
+  if (candidates.empty())
+    throw CheckpointError(fmt::format("run '{}' has no checkpoint", run_dir.string()));
+  std::string last_reason;
+  for (const fs::path& path : candidates) {
+    try {
+      return {path, load_checkpoint(path, model, optimizer)};
+    } catch (const CheckpointError& e) {
+      last_reason = e.what();
+      if (on_skip) on_skip(path, last_reason);
+    }
+  }
+  throw CheckpointError(fmt::format("run '{}': none of its {} checkpoints is usable (oldest: {})", run_dir.string(),
+                                    candidates.size(), last_reason));
 }
 
 }  // namespace rlm::agents

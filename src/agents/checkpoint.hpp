@@ -1,19 +1,31 @@
 // Trainer checkpoints: model, optimizer, torch's RNG state and the trainer's counters in one file, written
 // atomically inside a checksummed container (core/checkpoint_file.hpp), so a crash mid-write never leaves a
 // half-written checkpoint and a truncated or corrupt file gives a clear CheckpointError instead of a crash.
+// Loading checks the whole file against the model (every tensor's name and shape, every value finite) before it
+// touches the model, so a rejected checkpoint leaves the model as it was and an older one can be tried instead.
 #pragma once
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 namespace rlm::agents {
 
+/// The bytes of a checkpoint (the payload write_checkpoint_file wraps): serialising is separate from writing so a
+/// trainer can keep the state an iteration started from and write it only if it is stopped mid-iteration.
+std::string checkpoint_bytes(torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                             const nlohmann::json& trainer_state);
+/// Writes checkpoint_bytes(...) to `path` atomically (creating its folder).
+void write_checkpoint(const std::filesystem::path& path, const std::string& bytes);
 void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                      const nlohmann::json& trainer_state);
 
-/// Restores model and optimizer (and torch's CPU generator) in place; returns the trainer state.
+/// Restores model and optimizer (and torch's CPU generator) in place; returns the trainer state. Throws
+/// CheckpointError naming the first problem (unreadable file, a missing/extra/misshapen tensor, a non-finite value)
+/// before anything is changed.
 nlohmann::json load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                                torch::optim::Optimizer* optimizer);
 
@@ -21,7 +33,23 @@ nlohmann::json load_checkpoint(const std::filesystem::path& path, torch::nn::Mod
 std::filesystem::path checkpoint_path(const std::filesystem::path& run_dir, int64_t iteration);
 /// The newest checkpoint of a run, if any.
 std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& run_dir);
+/// Every checkpoint of a run, newest first.
+std::vector<std::filesystem::path> checkpoints_newest_first(const std::filesystem::path& run_dir);
 /// Deletes all but the newest `keep` checkpoints.
 void prune_checkpoints(const std::filesystem::path& run_dir, int keep);
+/// Deletes the temp files of atomic writes that a killed process left in run_dir and its checkpoints folder
+/// (".<name>.tmp.<pid>.<n>"). Call only while holding the run folder's lock: another writer's are then impossible.
+/// Returns how many were removed.
+int remove_interrupted_writes(const std::filesystem::path& run_dir);
+
+/// Loads the newest checkpoint that passes load_checkpoint, trying older ones when a newer one is rejected;
+/// `on_skip(path, reason)` hears about each skipped file. Throws CheckpointError when none is usable.
+struct LoadedCheckpoint {
+  std::filesystem::path path;
+  nlohmann::json trainer_state;
+};
+LoadedCheckpoint load_newest_valid_checkpoint(
+    const std::filesystem::path& run_dir, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
+    const std::function<void(const std::filesystem::path&, const std::string&)>& on_skip);
 
 }  // namespace rlm::agents

@@ -8,13 +8,17 @@
 //   episode has ended, so the batch holds complete episodes only (an env that is done idles; its steps are dropped);
 // - GAE per episode, bootstrapping with V(final obs) where the env truncated and 0 where it terminated;
 // - advantages standardised over the whole batch; every episode is one sequence, zero-padded to the longest one
-//   (T_pad), masked in the loss; a minibatch is minibatch_size / T_pad whole sequences in collection order, the
-//   composition is fixed and only the minibatch order is permuted in each epoch; the remainder is dropped, as in
-//   RLlib's multi-GPU loader;
+//   (T_pad), masked in the loss, in the order the episodes ended (RLlib's sample collector adds an episode to the
+//   batch when it is done);
+// - minibatches count real steps, as RLlib's loader does (agents/minibatches.hpp): max(1, floor(steps / mb)) of them,
+//   each the whole sequences covering about minibatch_size real steps; the composition is fixed, only the order is
+//   permuted in each epoch, and the steps after the last full minibatch are not trained on;
 // - loss = mean(-min(A r, A clip(r)) + vf_coeff clamp((V - V_targ)^2, 0, vf_clip) - ent_coeff H) + kl_coeff mean(KL),
 //   kl_coeff x1.5 when the iteration's mean KL > 2 kl_target and x0.5 when < kl_target / 2.
 // Every random stream is derived from (experiment.seed, iteration) at each iteration start, so a resumed run
-// continues bitwise identically (same thread counts, CPU).
+// continues bitwise identically (same thread counts, CPU). Stops are honoured at every env step and minibatch, and
+// a non-finite loss, gradient or parameter (or KL above algo.max_kl) stops the run before anything bad is saved
+// (docs/ARCHITECTURE.md, "Reliability guarantees").
 #include "agents/ppo.hpp"
 
 #include <fmt/format.h>
@@ -22,16 +26,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <thread>
 
 #include "agents/checkpoint.hpp"
 #include "agents/gae.hpp"
+#include "agents/minibatches.hpp"
 #include "core/error.hpp"
 #include "core/metrics_logger.hpp"
 #include "core/progress.hpp"
 #include "core/seed.hpp"
+#include "envs/registry.hpp"
 
 namespace rlm::agents {
 namespace fs = std::filesystem;
@@ -40,7 +47,8 @@ using torch::indexing::Slice;
 torch::Device resolve_device(const std::string& device) {
   if (device == "cpu") return torch::kCPU;
   if (device == "cuda") {
-    if (!torch::cuda::is_available()) throw ConfigError("experiment.device = 'cuda' but no CUDA GPU is available");
+    if (!torch::cuda::is_available())
+      throw ConfigValueError("experiment.device", "experiment.device = 'cuda' but no CUDA GPU is available");
     return torch::kCUDA;
   }
   return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
@@ -63,6 +71,7 @@ struct PpoTrainer::Rollout {
 struct PpoTrainer::Batch {
   torch::Tensor obs, actions, log_probs, logits, advantages, value_targets, mask, starts;
   int64_t num_sequences = 0;
+  std::vector<int64_t> seq_lens;  ///< real steps of each sequence
 };
 
 struct PpoTrainer::LossStats {
@@ -72,6 +81,7 @@ struct PpoTrainer::LossStats {
   /// (sequences, train mode) is from the acting one (T = 1 steps, eval mode). ~1e-6 for deterministic memories;
   /// larger by design where training draws randomness that acting does not (SHM's θ rows, spiking thresholds).
   double first_ratio_deviation = 0;
+  double grad_norm = 0;  ///< global gradient norm before clipping
   int64_t minibatches = 0;
 };
 
@@ -79,10 +89,15 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
     : config_(config), run_dir_(std::move(run_dir)), device_(resolve_device(config.experiment.device)) {
   set_torch_threads(config_.experiment.torch_threads);
   const auto seed = static_cast<uint64_t>(config_.experiment.seed);
+  try {
+    envs::canonical_env_id(config_.env.id);
+  } catch (const EnvError& e) {
+    throw ConfigValueError("env.id", e.what());
+  }
   envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
                                          derive_seed(seed, {kEnvStream}), envs::wrapper_options(config_.env));
   if (envs_->max_episode_steps() > config_.algo.max_seq_len) {
-    throw ConfigError(fmt::format("algo.max_seq_len = {} is shorter than the longest episode of {} ({} steps); "
+    throw ConfigValueError("algo.max_seq_len", fmt::format("algo.max_seq_len = {} is shorter than the longest episode of {} ({} steps); "
                                   "whole-episode sequences need max_seq_len >= {}",
                                   config_.algo.max_seq_len, config_.env.id, envs_->max_episode_steps(),
                                   envs_->max_episode_steps()));
@@ -107,28 +122,44 @@ nlohmann::json PpoTrainer::trainer_state() const {
           {"env_episode_counters", envs_->episode_counters()}};
 }
 
-void PpoTrainer::resume() {
-  const auto path = latest_checkpoint(run_dir_);
-  if (!path) throw CheckpointError(fmt::format("run '{}' has no checkpoint to resume from", run_dir_.string()));
-  const auto state = load_checkpoint(*path, *model_, optimizer_.get());
+ResumeReport PpoTrainer::resume() {
+  ResumeReport report;
+  const auto loaded = load_newest_valid_checkpoint(
+      run_dir_, *model_, optimizer_.get(),
+      [&](const fs::path& path, const std::string& reason) { report.skipped.emplace_back(path, reason); });
+  report.checkpoint = loaded.path;
+  const auto& state = loaded.trainer_state;
+  // The loaded optimizer state carries the old run's options; a resume may change these two (resume_policy.hpp).
+  for (auto& group : optimizer_->param_groups()) {
+    auto& options = static_cast<torch::optim::AdamOptions&>(group.options());
+    options.lr(config_.algo.lr);
+    options.eps(config_.algo.adam_eps);
+  }
   iteration_ = state.at("iteration");
   env_steps_ = state.at("env_steps");
   episodes_ = state.at("episodes");
   kl_coeff_ = state.at("kl_coeff");
   elapsed_seconds_ = state.at("elapsed_seconds");
   envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
+  saved_iteration_ = iteration_;
   MetricsLogger::truncate_after(run_dir_, env_steps_);  // rows logged after this checkpoint will be logged again
+  return report;
 }
 
 void PpoTrainer::save(bool force) {
   const auto& ck = config_.checkpoint;
   if (!force && iteration_ % ck.every != 0) return;
   save_checkpoint(checkpoint_path(run_dir_, iteration_), *model_, *optimizer_, trainer_state());
+  saved_iteration_ = iteration_;
   prune_checkpoints(run_dir_, ck.keep_last);
 }
 
+void PpoTrainer::diverged(const std::string& what) const {
+  throw DivergenceError(fmt::format("training diverged in iteration {}: {}", iteration_ + 1, what));
+}
+
 // ---------------------------------------------------------------------------------------------------------------
-PpoTrainer::Rollout PpoTrainer::collect_rollout() {
+std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::function<bool()>& stop_requested) {
   torch::NoGradGuard no_grad;
   // Acting runs the model in eval mode (the spiking cell's fixed threshold, spiking.md §1.2), updates in training
   // mode (its random threshold); the resulting ratio offset at the first epoch is the spec's choice (§7 item 5).
@@ -167,7 +198,15 @@ PpoTrainer::Rollout PpoTrainer::collect_rollout() {
   std::vector<float> env_actions(n * components);
   int64_t num_active = n;
 
+  const int64_t target = config_.algo.steps_per_env * n;
   for (int64_t t = 0; num_active > 0; ++t) {
+    if (stop_requested && stop_requested()) return std::nullopt;
+    if (progress_) {
+      progress_->phase([&] {
+        return fmt::format("iter {}: rollout {}/{} steps", iteration_ + 1, format_count(std::min(t * n, target)),
+                           format_count(target));
+      });
+    }
     auto obs_t = r.obs[t];
     std::copy(envs_->obs().begin(), envs_->obs().end(), obs_t.data_ptr<float>());
     r.starts[t].copy_(starts[0]);
@@ -256,6 +295,11 @@ PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
       begin = t + 1;
     }
   }
+  // Batch order = the order episodes ended (then env index), as RLlib's collector appends finished episodes.
+  std::stable_sort(episodes.begin(), episodes.end(), [](const Episode& x, const Episode& y) {
+    const int64_t end_x = x.begin + x.length, end_y = y.begin + y.length;
+    return end_x != end_y ? end_x < end_y : x.env < y.env;
+  });
   const auto value_targets = advantages + r.values;
 
   int64_t t_pad = 0;
@@ -286,6 +330,7 @@ PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
 
   Batch batch;
   batch.num_sequences = s;
+  for (const auto& e : episodes) batch.seq_lens.push_back(e.length);
   batch.obs = gather(r.obs);
   batch.actions = gather(r.actions);
   batch.log_probs = gather(r.log_probs);
@@ -307,38 +352,51 @@ PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-PpoTrainer::LossStats PpoTrainer::update(const Batch& batch) {
+std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
+                                                         const std::function<bool()>& stop_requested) {
   const auto& algo = config_.algo;
-  const int64_t t_pad = batch.obs.size(0);
-  const int64_t per_minibatch = std::max<int64_t>(1, algo.minibatch_size / t_pad);
-  const int64_t num_minibatches = std::max<int64_t>(1, batch.num_sequences / per_minibatch);
+  const std::vector<SequenceRange> minibatches = rllib_minibatches(batch.seq_lens, algo.minibatch_size);
+  const auto num_minibatches = static_cast<int64_t>(minibatches.size());
   std::mt19937_64 order_rng(
       derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kMinibatchStream, static_cast<uint64_t>(iteration_)}));
   std::vector<int64_t> order(num_minibatches);
   LossStats stats;
+  const auto parameters = model_->parameters();
 
   for (int epoch = 0; epoch < algo.epochs; ++epoch) {
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), order_rng);
-    for (int64_t mb : order) {
-      const auto cols = Slice(mb * per_minibatch, std::min((mb + 1) * per_minibatch, batch.num_sequences));
-      const auto mask = batch.mask.index({Slice(), cols});
-      const auto obs = batch.obs.index({Slice(), cols});
+    for (int64_t k = 0; k < num_minibatches; ++k) {
+      if (stop_requested && stop_requested()) return std::nullopt;
+      if (progress_) {
+        progress_->phase([&] {
+          return fmt::format("iter {}: update epoch {}/{}, minibatch {}/{}", iteration_ + 1, epoch + 1, algo.epochs,
+                             k + 1, num_minibatches);
+        });
+      }
+      const int64_t mb = order[static_cast<size_t>(k)];
+      const SequenceRange range = minibatches[static_cast<size_t>(mb)];
+      if (range.empty()) continue;  // one sequence longer than the minibatch spans it (RLlib: an empty minibatch)
+      // Padding past the minibatch's longest sequence is cut: the models are causal and padding is masked, so the
+      // result is the same as RLlib's whole-batch T_pad, for less work.
+      const int64_t t_max = *std::max_element(batch.seq_lens.begin() + range.begin, batch.seq_lens.begin() + range.end);
+      const auto at = [&](const torch::Tensor& x) { return x.index({Slice(0, t_max), Slice(range.begin, range.end)}); };
+      const auto mask = at(batch.mask);
+      const auto obs = at(batch.obs);
       const int64_t width = obs.size(1);
-      auto out = model_->forward(obs, model_->initial_state(width, device_), batch.starts.index({Slice(), cols}));
+      auto out = model_->forward(obs, model_->initial_state(width, device_), at(batch.starts));
 
       ActionDistribution dist(action_spec_, out.logits);
-      ActionDistribution old_dist(action_spec_, batch.logits.index({Slice(), cols}));
+      ActionDistribution old_dist(action_spec_, at(batch.logits));
       const auto valid = mask.to(torch::kFloat32);
       const auto count = valid.sum();
       auto mean_valid = [&](const torch::Tensor& x) { return (x * valid).sum() / count; };
 
-      const auto advantages = batch.advantages.index({Slice(), cols});
-      const auto ratio = torch::exp(dist.log_prob(batch.actions.index({Slice(), cols})) -
-                                    batch.log_probs.index({Slice(), cols}));
+      const auto advantages = at(batch.advantages);
+      const auto ratio = torch::exp(dist.log_prob(at(batch.actions)) - at(batch.log_probs));
       const auto surrogate =
           torch::min(advantages * ratio, advantages * ratio.clamp(1.0 - algo.clip_param, 1.0 + algo.clip_param));
-      const auto value_error = (out.values - batch.value_targets.index({Slice(), cols})).pow(2);
+      const auto value_error = (out.values - at(batch.value_targets)).pow(2);
       const auto value_loss = value_error.clamp(0.0, algo.vf_clip_param);
       const auto entropy = dist.entropy();
       const auto kl = old_dist.kl(dist);
@@ -347,16 +405,26 @@ PpoTrainer::LossStats PpoTrainer::update(const Batch& batch) {
       const auto total = mean_valid(-surrogate + algo.vf_loss_coeff * value_loss - algo.entropy_coeff * entropy) +
                          kl_coeff_ * mean_valid(kl);
 
+      // Divergence checks before anything changes the parameters: a non-finite loss or gradient never reaches them.
+      const double total_value = total.item<double>();
+      if (!std::isfinite(total_value)) {
+        diverged(fmt::format("the loss is {} (epoch {}, minibatch {})", total_value, epoch + 1, k + 1));
+      }
       optimizer_->zero_grad();
       total.backward();
-      if (algo.grad_clip > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), algo.grad_clip);
+      const double grad_norm = torch::nn::utils::clip_grad_norm_(
+          parameters, algo.grad_clip > 0 ? algo.grad_clip : std::numeric_limits<double>::infinity());
+      if (!std::isfinite(grad_norm)) {
+        diverged(fmt::format("the gradient norm is {} (epoch {}, minibatch {})", grad_norm, epoch + 1, k + 1));
+      }
       optimizer_->step();
 
+      stats.grad_norm += grad_norm;
       stats.policy_loss += policy_loss.item<double>();
       stats.value_loss += mean_valid(value_loss).item<double>();
       stats.entropy += mean_valid(entropy).item<double>();
       stats.kl += mean_valid(kl).item<double>();
-      stats.total_loss += total.item<double>();
+      stats.total_loss += total_value;
       stats.clip_fraction += mean_valid((deviation > algo.clip_param).to(torch::kFloat32)).item<double>();
       if (stats.minibatches == 0) stats.first_ratio_deviation = (deviation * valid).max().item<double>();
       ++stats.minibatches;
@@ -364,22 +432,65 @@ PpoTrainer::LossStats PpoTrainer::update(const Batch& batch) {
   }
   const double k = static_cast<double>(std::max<int64_t>(1, stats.minibatches));
   stats.policy_loss /= k, stats.value_loss /= k, stats.entropy /= k, stats.kl /= k, stats.total_loss /= k;
-  stats.clip_fraction /= k;
+  stats.clip_fraction /= k, stats.grad_norm /= k;
+  for (const auto& p : parameters) {
+    if (!torch::isfinite(p).all().item<bool>()) diverged("a parameter is not finite after the update");
+  }
+  if (algo.max_kl > 0 && !(stats.kl <= algo.max_kl)) {
+    diverged(fmt::format("the mean KL of the update is {:.4g}, above algo.max_kl = {}", stats.kl, algo.max_kl));
+  }
   return stats;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
   if (!metrics_) metrics_ = std::make_unique<MetricsLogger>(run_dir_, config_.logging.tensorboard);
-  ProgressLine progress(config_.algo.total_steps, config_.logging.console);
+  ProgressLine progress(config_.algo.total_steps, config_.logging.console, stdout, config_.logging.progress_seconds);
+  progress_ = &progress;
+  struct ClearOnExit {
+    ProgressLine*& p;
+    ~ClearOnExit() { p = nullptr; }
+  } clear_progress{progress_};
   TrainSummary summary;
   while (env_steps_ < config_.algo.total_steps) {
     const auto start = std::chrono::steady_clock::now();
-    auto rollout = collect_rollout();
+    // The state this iteration starts from, kept only while it is not on disk: a stop inside the iteration writes
+    // it, so the resumed run repeats the iteration exactly (bitwise) instead of losing every iteration since the
+    // last checkpoint.
+    std::string start_state;
+    if (saved_iteration_ != iteration_) start_state = checkpoint_bytes(*model_, *optimizer_, trainer_state());
+    const auto save_start_state = [&] {
+      if (start_state.empty()) return;
+      write_checkpoint(checkpoint_path(run_dir_, iteration_), start_state);
+      saved_iteration_ = iteration_;
+      prune_checkpoints(run_dir_, config_.checkpoint.keep_last);
+    };
+    std::optional<LossStats> update_stats;
+    auto rollout = collect_rollout(stop_requested);
     const auto rollout_end = std::chrono::steady_clock::now();
-    const int64_t steps = rollout.valid.sum().item<int64_t>();
-    auto batch = make_batch(rollout);
-    const auto stats = update(batch);
+    if (rollout) {
+      const Batch batch = make_batch(*rollout);
+      try {
+        update_stats = update(batch, stop_requested);
+      } catch (const DivergenceError& e) {
+        // The bad state is never written; the state this iteration started from (finite, checked at the end of
+        // the last one) becomes the newest checkpoint, so --resume with a lower lr starts right before the blow-up.
+        save_start_state();
+        const auto last = latest_checkpoint(run_dir_);
+        throw DivergenceError(fmt::format("{}; nothing of it was checkpointed, {} (try a lower algo.lr or set "
+                                          "algo.grad_clip)",
+                                          e.what(),
+                                          last ? fmt::format("--resume continues from {}", last->string())
+                                               : std::string("and the run has no checkpoint")));
+      }
+    }
+    if (!update_stats) {  // stopped inside the iteration
+      save_start_state();
+      summary.interrupted = true;
+      break;
+    }
+    const LossStats& stats = *update_stats;
+    const int64_t steps = rollout->valid.sum().item<int64_t>();
 
     // Adaptive KL penalty (RLlib's update_kl), once per iteration from the mean KL over its minibatches.
     if (stats.kl > 2.0 * config_.algo.kl_target) kl_coeff_ *= 1.5;
@@ -387,7 +498,7 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
 
     ++iteration_;
     env_steps_ += steps;
-    const auto& returns = rollout.episode_returns;
+    const auto& returns = rollout->episode_returns;
     episodes_ += static_cast<int64_t>(returns.size());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     elapsed_seconds_ += seconds;
@@ -413,7 +524,9 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
                      {"losses/kl_coeff", kl_coeff_},
                      {"losses/total_loss", stats.total_loss},
                      {"losses/clip_fraction", stats.clip_fraction},
-                     {"losses/first_ratio_deviation", stats.first_ratio_deviation}});
+                     {"losses/first_ratio_deviation", stats.first_ratio_deviation},
+                     {"losses/grad_norm", stats.grad_norm},
+                     {"losses/sgd_steps", static_cast<double>(stats.minibatches)}});
     }
     progress.update(env_steps_, env_steps_ / std::max(1e-9, elapsed_seconds_), mean_return,
                     static_cast<int64_t>(returns.size()));

@@ -6,6 +6,8 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "agents/action_distribution.hpp"
 #include "agents/actor_critic.hpp"
@@ -28,6 +30,12 @@ struct TrainSummary {
   bool interrupted = false;       ///< train() stopped early because stop_requested() turned true
 };
 
+/// What resume() loaded, and the newer checkpoints it had to skip (each with the reason).
+struct ResumeReport {
+  std::filesystem::path checkpoint;
+  std::vector<std::pair<std::filesystem::path, std::string>> skipped;
+};
+
 /// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).
 torch::Device resolve_device(const std::string& device);
 
@@ -39,22 +47,31 @@ class PpoTrainer {
   /// Builds envs, model and optimizer; run_dir receives metrics and checkpoints.
   PpoTrainer(const Config& config, std::filesystem::path run_dir);
   ~PpoTrainer();
-  /// Restores the newest checkpoint of run_dir (throws CheckpointError if there is none or it is unreadable).
-  void resume();
-  /// Trains until algo.total_steps env steps have been collected, or until `stop_requested` returns true (checked
-  /// after every iteration; a checkpoint is then written so the run can be resumed).
+  /// Restores the newest usable checkpoint of run_dir, falling back to older ones when a newer one is corrupt or
+  /// does not match the model (throws CheckpointError if none is usable), then applies the config's optimiser
+  /// settings (algo.lr, algo.adam_eps), which a resume may change.
+  ResumeReport resume();
+  /// Trains until algo.total_steps env steps have been collected, or until `stop_requested` returns true. It is
+  /// checked at every env step and minibatch: a stop at the end of an iteration checkpoints it; a stop inside one
+  /// abandons the iteration and checkpoints the state it started from (unless that is on disk already), so a resumed
+  /// run repeats it exactly. Throws DivergenceError, without checkpointing, when a loss, gradient norm or parameter is
+  /// not finite or the mean KL exceeds algo.max_kl.
   TrainSummary train(const std::function<bool()>& stop_requested = {});
   ActorCritic& model() { return model_; }
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
 
  private:
   struct Rollout;
   struct Batch;
   struct LossStats;
-  Rollout collect_rollout();
+  /// nullopt when stop_requested turned true before the rollout was complete.
+  std::optional<Rollout> collect_rollout(const std::function<bool()>& stop_requested);
   Batch make_batch(Rollout& rollout) const;
-  LossStats update(const Batch& batch);
+  /// nullopt when stop_requested turned true between two minibatches.
+  std::optional<LossStats> update(const Batch& batch, const std::function<bool()>& stop_requested);
   void save(bool force);
   nlohmann::json trainer_state() const;
+  [[noreturn]] void diverged(const std::string& what) const;
 
   Config config_;
   std::filesystem::path run_dir_;
@@ -64,6 +81,8 @@ class PpoTrainer {
   ActorCritic model_{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::unique_ptr<MetricsLogger> metrics_;
+  ProgressLine* progress_ = nullptr;  ///< set while train() runs
+  int64_t saved_iteration_ = -1;      ///< the iteration whose state is the newest checkpoint on disk
   // Trainer state saved in checkpoints.
   int64_t iteration_ = 0;
   int64_t env_steps_ = 0;

@@ -24,6 +24,7 @@ ParsedArgs parse_args(const Args& args, const std::vector<std::string>& flags_wi
     const std::string& a = args[i];
     if (a.starts_with("--")) {
       const std::string name = a.substr(2);
+      if (out.has(name)) throw UsageError("option " + a + " is given twice");
       if (contains(switches, name)) {
         out.options.emplace_back(name, "");
       } else if (contains(flags_with_value, name)) {

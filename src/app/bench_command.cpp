@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -37,7 +38,9 @@ int bench_command(const Args& args) {
   fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "case", "env steps", "seconds", "rollout %", "update %",
              "env steps/s");
   for (const auto& c : cases) {
-    Config config = load_config(c.config, {"logging.tensorboard=false", "logging.console=false",
+    // The configs ship with the sources; ./rlm runs this from the caller's folder and says where they are.
+    const char* source_dir = std::getenv("RLM_SOURCE_DIR");
+    Config config = load_config(fs::path(source_dir ? source_dir : ".") / c.config, {"logging.tensorboard=false", "logging.console=false",
                                            "experiment.device=" + device,
                                            "experiment.torch_threads=" + std::to_string(c.torch_threads)});
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.

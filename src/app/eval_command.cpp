@@ -28,34 +28,43 @@ int eval_command(const Args& args) {
   if (!parsed.has("run")) throw UsageError("eval needs --run RUN_DIR");
   const fs::path run_dir = *parsed.get("run");
   if (!fs::is_directory(run_dir)) throw UsageError(fmt::format("run folder '{}' not found", run_dir.string()));
-  const Config config = load_config(run_dir / "config.yaml");
+  const fs::path config_file = run_dir / "config.yaml";
+  ConfigOrigins origins;
+  const Config config = load_config(config_file, {}, &origins);
   int64_t episodes = config.eval.episodes;
   if (auto e = parsed.get("episodes")) {
-    try {
-      episodes = std::stoll(*e);
-    } catch (const std::exception&) {
-      episodes = 0;
-    }
-    if (episodes < 1) throw UsageError(fmt::format("--episodes must be a positive integer, got '{}'", *e));
+    const auto n = parse_integer(*e);
+    if (!n || *n < 1 || *n > 100'000'000)
+      throw UsageError(fmt::format("--episodes must be an integer from 1 to 100,000,000, got '{}'", *e));
+    episodes = *n;
   }
   const bool deterministic = config.eval.deterministic || parsed.has("deterministic");
-  fs::path checkpoint;
-  if (auto c = parsed.get("checkpoint")) {
-    checkpoint = *c;
-  } else if (auto latest = agents::latest_checkpoint(run_dir)) {
-    checkpoint = *latest;
-  } else {
+  if (!parsed.has("checkpoint") && !agents::latest_checkpoint(run_dir))
     throw CheckpointError(fmt::format("run '{}' has no checkpoint to evaluate", run_dir.string()));
-  }
 
   agents::set_torch_threads(config.experiment.torch_threads);
-  const auto device = agents::resolve_device(config.experiment.device);
+  torch::Device device = torch::kCPU;
+  try {
+    device = agents::resolve_device(config.experiment.device);
+  } catch (const ConfigValueError& e) {
+    throw ConfigError(locate(origins, e.key, config_file.string(), e.what()));
+  }
   const auto seed = derive_seed(static_cast<uint64_t>(config.experiment.seed), {kEvalStream});
   const int num_envs = static_cast<int>(std::min<int64_t>(episodes, config.env.num_envs));
   envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed, envs::wrapper_options(config.env));
   const auto spec = agents::ActionSpec::from_space(vec.action_space(), config.env.id);
   agents::ActorCritic model(vec.obs_size(), spec.num_logits(), config.model);
-  agents::load_checkpoint(checkpoint, *model, nullptr);
+  // --checkpoint FILE evaluates that file or fails (exit 3); by default the newest valid one, as --resume takes it.
+  fs::path checkpoint;
+  if (auto c = parsed.get("checkpoint")) {
+    checkpoint = *c;
+    agents::load_checkpoint(checkpoint, *model, nullptr);
+  } else {
+    checkpoint = agents::load_newest_valid_checkpoint(run_dir, *model, nullptr, [](const fs::path& path,
+                                                                                   const std::string& reason) {
+                   fmt::print("[eval] skipped checkpoint {}: {}\n", path.filename().string(), reason);
+                 }).path;
+  }
   model->to(device);
   model->eval();
   torch::NoGradGuard no_grad;

@@ -56,6 +56,9 @@ int main(int argc, char** argv) {
   } catch (const rlm::CheckpointError& e) {
     fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
     return 3;
+  } catch (const rlm::DivergenceError& e) {
+    fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
+    return 4;
   } catch (const c10::Error& e) {
     fmt::print(stderr, "rlm: error: {}\n", first_line(e.what_without_backtrace()));
     return 1;

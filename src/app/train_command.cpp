@@ -1,49 +1,56 @@
 // `rlm train --config FILE [overrides]` and `rlm train --resume RUN_DIR [overrides]`.
-// Everything that can be wrong with the input (config, env id, sizes) is checked before the run folder exists, so
-// a bad config leaves nothing behind.
+// Everything that can be wrong with the input (config, env id, sizes, resume overrides) is checked before anything
+// is written, so a bad command leaves no run folder behind and never touches an existing one.
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <memory>
 
+#include "agents/checkpoint.hpp"
 #include "agents/ppo.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/resume_policy.hpp"
+#include "core/run_lock.hpp"
 
 namespace rlm::app {
 namespace fs = std::filesystem;
 namespace {
 
-// Ctrl-C (SIGINT) or SIGTERM asks the trainer to stop after the current iteration and write a checkpoint; a second
-// signal kills the process at once (the default action is restored by the first).
-volatile std::sig_atomic_t g_stop_requested = 0;
+// SIGINT or SIGTERM asks the trainer to stop: it checks at every env step and minibatch, so it stops within
+// seconds, keeping the last checkpoint (or writing the state the current iteration started from). A second signal
+// kills the process at once (the first restores the default action).
+volatile std::sig_atomic_t g_stop_signal = 0;
 
 extern "C" void request_stop(int signal) {
-  g_stop_requested = 1;
+  g_stop_signal = signal;
   std::signal(signal, SIG_DFL);
 }
 
-agents::TrainSummary train_until_done_or_stopped(agents::PpoTrainer& trainer, const fs::path& run_dir) {
-  g_stop_requested = 0;
+/// 0 when training finished, else the shell's exit status for the signal that stopped it (130 SIGINT, 143 SIGTERM).
+int train_until_done_or_stopped(agents::PpoTrainer& trainer, const fs::path& run_dir) {
+  g_stop_signal = 0;
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
-  const auto summary = trainer.train([] { return g_stop_requested != 0; });
+  const auto summary = trainer.train([] { return g_stop_signal != 0; });
+  const int signal = g_stop_signal;
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   if (summary.interrupted) {
-    fmt::print("[train] stopped at {} env steps (iteration {}); checkpoint written. Continue with:\n"
+    fmt::print("[train] stopped at {} env steps (iteration {}); the newest checkpoint is kept. Continue with:\n"
                "  ./rlm train --resume {}\n",
                summary.env_steps, summary.iterations, run_dir.string());
-  } else {
-    fmt::print("[train] done: {} env steps in {} iterations, last mean return {:.4f}\n", summary.env_steps,
-               summary.iterations, summary.last_return_mean);
+    return 128 + (signal != 0 ? signal : SIGINT);
   }
-  return summary;
+  fmt::print("[train] done: {} env steps in {} iterations, last mean return {:.4f}\n", summary.env_steps,
+             summary.iterations, summary.last_return_mean);
+  return 0;
 }
 
 // runs/<name>/<UTC timestamp>, with a numeric suffix if two runs start in the same second.
@@ -56,6 +63,42 @@ fs::path new_run_dir(const Config& config) {
   return dir;
 }
 
+/// Builds the trainer; a value only it can judge (env id, device, max_seq_len) is reported where it was set.
+std::unique_ptr<agents::PpoTrainer> make_trainer(const Config& config, const fs::path& run_dir,
+                                                 const ConfigOrigins& origins, const std::string& source) {
+  try {
+    return std::make_unique<agents::PpoTrainer>(config, run_dir);
+  } catch (const ConfigValueError& e) {
+    throw ConfigError(locate(origins, e.key, source, e.what()));
+  }
+}
+
+void report_leftovers(const fs::path& run_dir) {
+  if (const int removed = agents::remove_interrupted_writes(run_dir); removed > 0)
+    fmt::print("[train] removed {} temp file(s) of writes interrupted in an earlier process\n", removed);
+}
+
+int resume(const fs::path& run_dir, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (!fs::is_directory(run_dir, ec)) throw UsageError(fmt::format("run folder '{}' not found", run_dir.string()));
+  const RunFolderLock lock(run_dir);  // before anything in the folder is read for writing or written
+  const fs::path config_file = run_dir / "config.yaml";
+  const Config saved = load_config(config_file);
+  ConfigOrigins origins;
+  const Config config = load_config(config_file, overrides, &origins);
+  check_resume_changes(saved, config, origins);
+  auto trainer = make_trainer(config, run_dir, origins, config_file.string());
+  report_leftovers(run_dir);
+  const auto report = trainer->resume();
+  for (const auto& [path, reason] : report.skipped) {
+    fmt::print("[train] skipped checkpoint {}: {}\n", path.filename().string(), reason);
+  }
+  // Only now that the checkpoint has loaded: a refused or failed resume leaves the run's config as it was.
+  if (!overrides.empty()) write_file_atomic(config_file, to_yaml(config));
+  fmt::print("[train] resuming {} from {}\n", run_dir.string(), report.checkpoint.filename().string());
+  return train_until_done_or_stopped(*trainer, run_dir);
+}
+
 }  // namespace
 
 int train_command(const Args& args) {
@@ -64,25 +107,18 @@ int train_command(const Args& args) {
   const auto resume_dir = parsed.get("resume");
   if (config_file.has_value() == resume_dir.has_value())
     throw UsageError("train needs exactly one of --config FILE or --resume RUN_DIR");
+  if (resume_dir) return resume(*resume_dir, parsed.overrides);
 
-  if (resume_dir) {
-    const fs::path run_dir = *resume_dir;
-    if (!fs::is_directory(run_dir)) throw UsageError(fmt::format("run folder '{}' not found", run_dir.string()));
-    const Config config = load_config(run_dir / "config.yaml", parsed.overrides);
-    agents::PpoTrainer trainer(config, run_dir);
-    trainer.resume();
-    if (!parsed.overrides.empty()) write_file_atomic(run_dir / "config.yaml", to_yaml(config));
-    fmt::print("[train] resuming {}\n", run_dir.string());
-    return train_until_done_or_stopped(trainer, run_dir).interrupted ? 130 : 0;
-  }
-
-  const Config config = load_config(*config_file, parsed.overrides);
+  ConfigOrigins origins;
+  const Config config = load_config(*config_file, parsed.overrides, &origins);
   const fs::path run_dir = new_run_dir(config);
-  agents::PpoTrainer trainer(config, run_dir);  // validates env, model and sizes before anything is written
+  // Validates env, model and sizes before anything is written.
+  auto trainer = make_trainer(config, run_dir, origins, *config_file);
   fs::create_directories(run_dir);
+  const RunFolderLock lock(run_dir);
   write_file_atomic(run_dir / "config.yaml", to_yaml(config));
   fmt::print("[train] run folder {}\n", run_dir.string());
-  if (train_until_done_or_stopped(trainer, run_dir).interrupted) return 130;
+  if (const int status = train_until_done_or_stopped(*trainer, run_dir); status != 0) return status;
   fmt::print("[train] evaluate with: ./rlm eval --run {} --episodes 100\n", run_dir.string());
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -129,6 +130,44 @@ T read_integer(const std::string& at, const YAML::Node& node, const std::string&
   return static_cast<T>(*value);
 }
 
+// ---- quoting ----
+
+/// yaml-cpp reads a quoted scalar whose closing quote is missing up to the end of the text, swallowing every later
+/// line into one string; reject that. `text` is what was parsed, `mark` where a scalar starts.
+std::optional<std::string> unterminated_quote(std::string_view text, const YAML::Mark& mark) {
+  if (mark.is_null() || mark.pos < 0 || static_cast<size_t>(mark.pos) >= text.size()) return std::nullopt;
+  const char quote = text[static_cast<size_t>(mark.pos)];
+  if (quote != '"' && quote != '\'') return std::nullopt;
+  for (size_t i = static_cast<size_t>(mark.pos) + 1; i < text.size(); ++i) {
+    if (quote == '"' && text[i] == '\\') {
+      ++i;  // an escaped character, \" included
+    } else if (text[i] == quote) {
+      if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        ++i;  // '' is a quote inside a single-quoted string
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  return fmt::format("unterminated {} quote", quote == '"' ? "double" : "single");
+}
+
+/// Throws at the first scalar of `node` (keys included) that opens a quote and never closes it.
+void check_quotes(const YAML::Node& node, std::string_view text, const std::string& where) {
+  if (node.IsScalar()) {
+    if (const auto problem = unterminated_quote(text, node.Mark())) {
+      fail(fmt::format("{}:{}:{}: malformed YAML: {}", where, node.Mark().line + 1, node.Mark().column + 1, *problem));
+    }
+  } else if (node.IsMap()) {
+    for (const auto& entry : node) {
+      check_quotes(entry.first, text, where);
+      check_quotes(entry.second, text, where);
+    }
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) check_quotes(item, text, where);
+  }
+}
+
 // ---- visitors ----
 
 template <class S>
@@ -157,6 +196,10 @@ class FieldReader {
     if (!take(name)) return;
     const auto x = node_.IsScalar() ? to_number(node_.Scalar()) : std::nullopt;
     if (!x) type_error(at_, node_, path_, src_, "a number");
+    // Every number ends up in float32 tensors or float32 arithmetic: beyond FLT_MAX it would silently become inf.
+    if (std::fabs(*x) > FLT_MAX) {
+      fail(fmt::format("{}: {} = {} is too large (float32 holds at most {:.4g})", at_, path_, *x, FLT_MAX));
+    }
     if (!contains(range, *x)) {
       fail(fmt::format("{}: {} = {} is out of range {}", at_, path_, *x, format_range(range)));
     }
@@ -291,6 +334,33 @@ class KeyCollector {
   std::vector<std::string>& keys_;
 };
 
+/// Collects every field's value as YAML text, keyed by path.
+class ValueCollector {
+ public:
+  ValueCollector(std::string prefix, std::map<std::string, std::string>& values)
+      : prefix_(std::move(prefix)), values_(values) {}
+
+  template <class T, class... Check>
+  void field(std::string_view name, const T& value, const Check&...) {
+    if constexpr (std::is_same_v<T, std::vector<int>>) {
+      values_[join(prefix_, name)] = fmt::format("[{}]", fmt::join(value, ", "));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      values_[join(prefix_, name)] = value ? "true" : "false";
+    } else {
+      values_[join(prefix_, name)] = fmt::format("{}", value);  // doubles: the shortest text that reads back exactly
+    }
+  }
+  template <class S>
+  void section(std::string_view name, S& sub) {
+    ValueCollector inner(join(prefix_, name), values_);
+    sub.visit(inner);
+  }
+
+ private:
+  std::string prefix_;
+  std::map<std::string, std::string>& values_;
+};
+
 // ---- overrides and cross-field checks ----
 
 YAML::Node nest(const std::vector<std::string>& path, size_t i, const YAML::Node& leaf) {
@@ -316,10 +386,16 @@ void apply_override(Config& config, const std::string& token, std::map<std::stri
     fail(fmt::format("command line: {}: unknown key '{}'{}", token, key, did_you_mean(key)));
   }
   YAML::Node value;
+  const std::string text = token.substr(eq + 1);
   try {
-    value = YAML::Load(token.substr(eq + 1));
+    value = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     fail(fmt::format("command line: {}: malformed YAML value: {}", token, e.msg));
+  }
+  try {
+    check_quotes(value, text, "");
+  } catch (const ConfigError&) {
+    fail(fmt::format("command line: {}: malformed YAML value: unterminated quote", token));
   }
   read_section(nest(split(key, '.'), 0, value), config, "", Source{token, true, key, &origins});
 }
@@ -334,6 +410,30 @@ void check_cross_fields(const Config& c, Report&& report) {
            fmt::format("algo.minibatch_size = {} is larger than one rollout, env.num_envs * algo.steps_per_env = "
                        "{} * {} = {}",
                        c.algo.minibatch_size, c.env.num_envs, c.algo.steps_per_env, rollout));
+  }
+  const std::string& name = c.experiment.name;
+  const bool control = std::any_of(name.begin(), name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+  if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos || name == "." || name == ".." ||
+      control || name.size() > 100) {
+    report({"experiment.name"},
+           fmt::format("experiment.name = '{}' must be one folder name: no '/' or '\\', not '.' or '..', no control "
+                       "characters, at most 100 characters",
+                       control ? std::string("<with control characters>") : name.substr(0, 120)));
+  }
+  const auto& spiking = c.model.memory.spiking;
+  if (spiking.noise_low > spiking.noise_high) {
+    report({"model.memory.spiking.noise_low", "model.memory.spiking.noise_high"},
+           fmt::format("model.memory.spiking.noise_low = {} exceeds model.memory.spiking.noise_high = {}",
+                       spiking.noise_low, spiking.noise_high));
+  }
+  const auto& kf = c.model.memory.kf;
+  if (kf.variant == "vssm" && kf.process_noise == "input_dependent") {
+    report({"model.memory.kf.process_noise", "model.memory.kf.variant"},
+           "model.memory.kf.process_noise = input_dependent needs variant kf or kf_u (vssm has no noise)");
+  }
+  if (kf.variant == "vssm" && kf.output_features == "mean_cov") {
+    report({"model.memory.kf.output_features", "model.memory.kf.variant"},
+           "model.memory.kf.output_features = mean_cov needs variant kf or kf_u (vssm has no variance)");
   }
   if (c.env.num_threads > c.env.num_envs) {
     report({"env.num_threads", "env.num_envs"},
@@ -354,20 +454,43 @@ std::vector<std::string> config_keys() {
   return keys;
 }
 
+std::optional<int64_t> parse_integer(std::string_view text) { return to_integer(text); }
+
+std::map<std::string, std::string> config_values(const Config& config) {
+  std::map<std::string, std::string> values;
+  Config copy = config;
+  ValueCollector collector("", values);
+  copy.visit(collector);
+  return values;
+}
+
 void validate(const Config& config) {
   check_cross_fields(config,
                      [](std::initializer_list<std::string_view>, const std::string& message) { fail(message); });
 }
 
+std::string locate(const ConfigOrigins& origins, const std::string& key, const std::string& source,
+                   const std::string& message) {
+  const auto it = origins.find(key);
+  return fmt::format("{}: {}", it != origins.end() ? it->second : source, message);
+}
+
 Config parse_config(const std::string& yaml_text, const std::string& source_name,
-                    const std::vector<std::string>& overrides) {
+                    const std::vector<std::string>& overrides, ConfigOrigins* origins_out) {
   YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    const std::vector<YAML::Node> documents = YAML::LoadAll(yaml_text);
+    if (documents.size() > 1) {
+      const YAML::Mark second = documents[1].Mark();
+      fail(fmt::format("{}{}: holds {} YAML documents ('---' starts another); a config is one document", source_name,
+                       second.is_null() ? std::string() : fmt::format(":{}", second.line + 1), documents.size()));
+    }
+    if (!documents.empty()) root = documents[0];
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) fail(fmt::format("{}: malformed YAML: {}", source_name, e.msg));
     fail(fmt::format("{}:{}:{}: malformed YAML: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
+  check_quotes(root, yaml_text, source_name);
   Config config;
   std::map<std::string, std::string> origins;
   read_section(root, config, "", Source{source_name, false, "", &origins});
@@ -379,10 +502,12 @@ Config parse_config(const std::string& yaml_text, const std::string& source_name
     }
     fail(fmt::format("{}: {}", source_name, message));
   });
+  if (origins_out) *origins_out = std::move(origins);
   return config;
 }
 
-Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides,
+                   ConfigOrigins* origins) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) fail(fmt::format("config file '{}' not found", file.string()));
   if (std::filesystem::is_directory(file, ec)) fail(fmt::format("config file '{}' is a directory", file.string()));
@@ -390,7 +515,7 @@ Config load_config(const std::filesystem::path& file, const std::vector<std::str
   if (!in) fail(fmt::format("config file '{}' cannot be read", file.string()));
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_config(text.str(), file.string(), overrides);
+  return parse_config(text.str(), file.string(), overrides, origins);
 }
 
 std::string to_yaml(const Config& config) {

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <initializer_list>
 #include <limits>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,14 +39,15 @@ inline Choices non_empty() { return {}; }
 inline const Choices kMemoryTypes = one_of({"ffm", "gru", "kf", "shm", "spiking", "stm"});
 
 struct ExperimentConfig {
-  /// Run name: runs go to <runs_dir>/<name>/<timestamp>/.
+  /// Run name: runs go to <runs_dir>/<name>/<timestamp>/. One folder name: no '/', not '.' or '..', no control
+  /// characters, at most 100 characters.
   std::string name = "experiment";
   /// Base seed; every random stream is derived from it (core/seed.hpp).
   int64_t seed = 0;
   /// Where torch runs: auto (cuda when available), cpu or cuda.
   std::string device = "auto";
   /// Threads torch may use for intra-op parallelism; 0 = every hardware thread. Results are bitwise reproducible
-  /// for a fixed value (reductions split by thread count), so tests and the learning config pin it to 1.
+  /// for a fixed value (reductions split by thread count), so tests and the learning config pin it to 1. At most 1024.
   int torch_threads = 0;
   /// Folder under which run folders are created.
   std::string runs_dir = "runs";
@@ -54,7 +57,7 @@ struct ExperimentConfig {
     v.field("name", name, non_empty());
     v.field("seed", seed, at_least(0));
     v.field("device", device, one_of({"auto", "cpu", "cuda"}));
-    v.field("torch_threads", torch_threads, at_least(0));
+    v.field("torch_threads", torch_threads, in_range(0, 1024));
     v.field("runs_dir", runs_dir, non_empty());
   }
   bool operator==(const ExperimentConfig&) const = default;
@@ -81,7 +84,7 @@ struct EnvConfig {
   void visit(V& v) {
     v.field("id", id, non_empty());
     v.field("num_envs", num_envs, at_least(1));
-    v.field("num_threads", num_threads, at_least(1));
+    v.field("num_threads", num_threads, in_range(1, 1024));
     v.field("previous_action", previous_action);
     v.field("antialias", antialias);
     v.field("markovian", markovian, one_of({"partial", "full", "full_and_partial"}));
@@ -136,6 +139,21 @@ struct FfmConfig {
   std::string decay_shape = "outer";
   /// Run the scan in complex128 (the reference code's batched path) instead of complex64.
   bool double_precision = false;
+  /// Input gate x̃ = v ⊙ σ(ℓ2 x); false is the FFM-NI ablation, x̃ = v (ffm.md §1.2, §3.1 Table 3).
+  bool input_gate = true;
+  /// Output gate; false is the FFM-NO ablation, y = LN(z) + thru (ffm.md §1.2, §3.1 Table 3).
+  bool output_gate = true;
+  /// Oscillating contexts ω; false is FFM-NC: b filled with 1e-6 and frozen (ffm.md §3.1, models_algos.md §2.2).
+  bool oscillate = true;
+  /// Learn ω; false is FFM-FC, ω kept at its init (ffm.md §3.1, models_algos.md §7.4).
+  bool learn_oscillate = true;
+  /// Decay α; false is FFM-ND: a filled with 0 (−1e-8 after the clamp) and frozen (ffm.md §3.1, models_algos.md §2.2).
+  bool decay = true;
+  /// Learn α; false is FFM-FD, α kept at its init (ffm.md §3.1, models_algos.md §7.4).
+  bool learn_decay = true;
+  /// Write the clamp of a back into the parameter every forward, as the standalone cell (SHM's copy) does; false is
+  /// the FFM paper's POPGym cell, which clamps only inside the graph (ffm.md §5.5).
+  bool clamp_writeback = false;
 
   template <class V>
   void visit(V& v) {
@@ -147,6 +165,13 @@ struct FfmConfig {
     v.field("flatten", flatten, one_of({"interleaved", "concatenated"}));
     v.field("decay_shape", decay_shape, one_of({"outer", "hadamard"}));
     v.field("double_precision", double_precision);
+    v.field("input_gate", input_gate);
+    v.field("output_gate", output_gate);
+    v.field("oscillate", oscillate);
+    v.field("learn_oscillate", learn_oscillate);
+    v.field("decay", decay);
+    v.field("learn_decay", learn_decay);
+    v.field("clamp_writeback", clamp_writeback);
   }
   bool operator==(const FfmConfig&) const = default;
 };
@@ -187,11 +212,11 @@ struct KfConfig {
 struct SpikingConfig {
   /// Output width; 0 means the hidden size.
   int output_size = 0;
-  /// Initial membrane leak k0 = 1/τ_m (spiking.md §1.2).
+  /// Initial membrane leak k0 = 1/τ_m (spiking.md §1.2), in (0, 1).
   double leak_init = 0.5;
   /// θ of the threshold V_th = θ + X (spiking.md §1.2: 1 for Passive Visual Match, 0 for the other RL tasks).
   double theta = 0.0;
-  /// X ~ U(noise_low, noise_high) while training; equal bounds give a constant threshold.
+  /// X ~ U(noise_low, noise_high) while training; equal bounds give a constant threshold (noise_low <= noise_high).
   double noise_low = 0.0;
   double noise_high = 1.0;
   /// input_dependent (ĉ = W_c x) or lru (learned per-channel decay) forget gate (spiking.md §1.3).
@@ -204,7 +229,7 @@ struct SpikingConfig {
   template <class V>
   void visit(V& v) {
     v.field("output_size", output_size, at_least(0));
-    v.field("leak_init", leak_init, in_range(0, 1));
+    v.field("leak_init", leak_init, Range{0, 1, true, true});
     v.field("theta", theta, any_number());
     v.field("noise_low", noise_low, any_number());
     v.field("noise_high", noise_high, any_number());
@@ -343,7 +368,12 @@ struct PpoConfig {
   double kl_target = 0.01;
   /// Global gradient-norm clip (<= 0: off).
   double grad_clip = 0.0;
-  /// Normalise advantages per minibatch.
+  /// Divergence guard: stop the run (exit 4, nothing checkpointed) when an iteration's mean KL exceeds this. A
+  /// healthy PPO iteration moves the policy by ~kl_target (0.01) nats; 1000 only catches a run that has blown up
+  /// (lr = 1e3 reaches 1e11). 0 turns the check off; non-finite losses, gradients and parameters always stop a run.
+  double max_kl = 1000.0;
+  /// Standardise advantages over the whole batch of real (unpadded) steps before the epochs, as RLlib's
+  /// standardized() does: (A − mean) / max(std, 1e-4), population std.
   bool normalize_advantages = true;
 
   template <class V>
@@ -366,6 +396,7 @@ struct PpoConfig {
     v.field("kl_coeff", kl_coeff, at_least(0));
     v.field("kl_target", kl_target, greater_than(0));
     v.field("grad_clip", grad_clip, any_number());
+    v.field("max_kl", max_kl, at_least(0));
     v.field("normalize_advantages", normalize_advantages);
   }
   bool operator==(const PpoConfig&) const = default;
@@ -378,12 +409,16 @@ struct LoggingConfig {
   bool tensorboard = true;
   /// Print progress to the console.
   bool console = true;
+  /// Within an iteration (rollout, update epochs) the progress line moves too: on a terminal in place, a few times a
+  /// second; into a file or pipe as a new line at most every progress_seconds (0: at every step of the progress).
+  double progress_seconds = 30.0;
 
   template <class V>
   void visit(V& v) {
     v.field("every", every, at_least(1));
     v.field("tensorboard", tensorboard);
     v.field("console", console);
+    v.field("progress_seconds", progress_seconds, at_least(0));
   }
   bool operator==(const LoggingConfig&) const = default;
 };
@@ -438,19 +473,34 @@ struct Config {
   bool operator==(const Config&) const = default;
 };
 
+/// Where each key path was set: "file.yaml:7" or "command line: key=value". Keys left at their default are absent.
+using ConfigOrigins = std::map<std::string, std::string>;
+
 /// Reads a YAML file, then applies `overrides` ("key.path=value", value as a YAML scalar or flow list).
 /// Missing keys keep their defaults. Throws ConfigError with a one-line message naming file, line and key path.
-Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+/// `origins`, if given, receives where each key was set, for errors found later (ConfigValueError).
+Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides = {},
+                   ConfigOrigins* origins = nullptr);
 
 /// As load_config, from text; `source_name` stands for the file in error messages.
 Config parse_config(const std::string& yaml_text, const std::string& source_name,
-                    const std::vector<std::string>& overrides = {});
+                    const std::vector<std::string>& overrides = {}, ConfigOrigins* origins = nullptr);
+
+/// "<where key was set>: message" (file:line or the override), or "<source>: message" for a key left at its default.
+std::string locate(const ConfigOrigins& origins, const std::string& key, const std::string& source,
+                   const std::string& message);
 
 /// The fully resolved config, every key written; parse_config of it gives back an equal Config.
 std::string to_yaml(const Config& config);
 
 /// Cross-field checks (ranges of single fields are checked while parsing). Throws ConfigError showing the numbers.
 void validate(const Config& config);
+
+/// An integer written as a config accepts it: 1000, +1000 or 1e3; nullopt for 1.5, 3abc, an empty string or overflow.
+std::optional<int64_t> parse_integer(std::string_view text);
+
+/// Every field's key path and its value as YAML text ("algo.lr" -> "5e-05"); sections are not listed.
+std::map<std::string, std::string> config_values(const Config& config);
 
 /// Every key path, sections included, in declaration order ("experiment", "experiment.name", ...).
 std::vector<std::string> config_keys();

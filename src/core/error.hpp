@@ -15,13 +15,27 @@ struct ConfigError : UsageError {
   using UsageError::UsageError;
 };
 
+/// A config value that only a later stage can judge (an env id, a backend's combination of options, a device):
+/// `key` is the key path at fault, and the command line prefixes the message with where that key was set
+/// (file:line or the override), as it does for parse errors. Exit status 2.
+struct ConfigValueError : ConfigError {
+  ConfigValueError(std::string key_path, const std::string& message) : ConfigError(message), key(std::move(key_path)) {}
+  std::string key;
+};
+
 /// An environment was misused (unknown id, invalid action): the message names env id and action.
 struct EnvError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// A checkpoint or other run file is missing, truncated or corrupt.
+/// A checkpoint or other run file is missing, truncated or corrupt. Exit status 3.
 struct CheckpointError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Training produced a non-finite loss, gradient or parameter, or a KL beyond algo.max_kl: the run stops before
+/// the bad state is checkpointed. Exit status 4.
+struct DivergenceError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

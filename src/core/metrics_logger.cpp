@@ -196,6 +196,7 @@ void MetricsLogger::truncate_after(const std::filesystem::path& run_dir, int64_t
     }
     write_file_atomic(csv_path, kept);
   }
+  TensorBoardWriter::truncate_after(run_dir, step);
 }
 
 }  // namespace rlm

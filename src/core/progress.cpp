@@ -60,14 +60,27 @@ std::string format_progress(int64_t steps, int64_t total_steps, double steps_per
   return line;
 }
 
-ProgressLine::ProgressLine(int64_t total_steps, bool enabled, std::FILE* out)
-    : total_steps_(total_steps), enabled_(enabled), out_(out), live_(::isatty(::fileno(out)) == 1) {}
+ProgressLine::ProgressLine(int64_t total_steps, bool enabled, std::FILE* out, double file_phase_seconds)
+    : total_steps_(total_steps),
+      enabled_(enabled),
+      out_(out),
+      live_(::isatty(::fileno(out)) == 1),
+      status_(format_progress(0, total_steps, 0.0, std::nan(""), 0)),
+      last_shown_(std::chrono::steady_clock::now()),
+      phase_interval_(live_ ? 0.2 : file_phase_seconds) {}
 
 ProgressLine::~ProgressLine() { finish(); }
 
 void ProgressLine::update(int64_t steps, double steps_per_second, double mean_return, int64_t episodes) {
   if (!enabled_) return;
-  const std::string line = format_progress(steps, total_steps_, steps_per_second, mean_return, episodes);
+  status_ = format_progress(steps, total_steps_, steps_per_second, mean_return, episodes);
+  show(status_);
+}
+
+void ProgressLine::show_phase(const std::string& text) { show(status_ + " | " + text); }
+
+void ProgressLine::show(const std::string& line) {
+  last_shown_ = std::chrono::steady_clock::now();
   if (live_) {
     // Pad with spaces rather than an ANSI clear-line code: works on every terminal, including dumb ones.
     const size_t pad = last_width_ > line.size() ? last_width_ - line.size() : 0;

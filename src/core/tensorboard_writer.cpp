@@ -7,10 +7,15 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
 #include <fmt/format.h>
+
+#include "core/atomic_file.hpp"
 
 namespace rlm {
 namespace {
@@ -92,6 +97,46 @@ constexpr uint32_t kSummaryValue = 1;
 constexpr uint32_t kValueTag = 1;
 constexpr uint32_t kValueSimpleValue = 2;
 
+uint64_t get_le(std::string_view bytes, size_t offset, size_t size) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < size; ++i) value |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
+  return value;
+}
+
+bool read_varint(std::string_view bytes, size_t& pos, uint64_t& value) {
+  value = 0;
+  for (int shift = 0; shift < 64 && pos < bytes.size(); shift += 7) {
+    const auto byte = static_cast<unsigned char>(bytes[pos++]);
+    value |= static_cast<uint64_t>(byte & 0x7F) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+/// The step of an encoded Event (0 when it has none, like the file-version record); nullopt if it does not parse.
+std::optional<int64_t> event_step(std::string_view event) {
+  int64_t step = 0;
+  for (size_t pos = 0; pos < event.size();) {
+    uint64_t key = 0, value = 0;
+    if (!read_varint(event, pos, key)) return std::nullopt;
+    switch (key & 7) {
+      case 0:
+        if (!read_varint(event, pos, value)) return std::nullopt;
+        if ((key >> 3) == kEventStep) step = static_cast<int64_t>(value);
+        break;
+      case 1: pos += 8; break;
+      case 5: pos += 4; break;
+      case 2:
+        if (!read_varint(event, pos, value) || value > event.size() - pos) return std::nullopt;
+        pos += value;
+        break;
+      default: return std::nullopt;
+    }
+    if (pos > event.size()) return std::nullopt;
+  }
+  return step;
+}
+
 std::string hostname() {
   std::array<char, 256> name{};
   if (::gethostname(name.data(), name.size() - 1) != 0 || name[0] == '\0') return "localhost";
@@ -143,6 +188,31 @@ void TensorBoardWriter::add_scalar(const std::string& tag, double value, int64_t
 void TensorBoardWriter::flush() {
   if (std::fflush(file_.get()) != 0)
     throw std::runtime_error(fmt::format("cannot write '{}': {}", path_.string(), std::strerror(errno)));
+}
+
+void TensorBoardWriter::truncate_after(const std::filesystem::path& log_dir, int64_t step) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(log_dir, ec)) return;
+  for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
+    if (!entry.path().filename().string().starts_with("events.out.tfevents.")) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string_view view(bytes);
+    std::string kept;
+    size_t pos = 0;
+    while (pos + 12 <= view.size()) {  // a whole header: length and its checksum
+      const uint64_t length = get_le(view, pos, 8);
+      if (get_le(view, pos + 8, 4) != masked_crc32c(view.substr(pos, 8))) break;
+      if (view.size() - pos < 16 || length > view.size() - pos - 16) break;  // cut short by a crash
+      const std::string_view data = view.substr(pos + 12, length);
+      if (get_le(view, pos + 12 + length, 4) != masked_crc32c(data)) break;
+      const auto record_step = event_step(data);
+      if (!record_step) break;
+      if (*record_step <= step) kept.append(view.substr(pos, length + 16));
+      pos += length + 16;
+    }
+    if (kept.size() != bytes.size()) write_file_atomic(entry.path(), kept);
+  }
 }
 
 // TFRecord framing: uint64 length, masked crc32c of those 8 bytes, data, masked crc32c of data (all little-endian).

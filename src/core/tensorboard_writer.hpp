@@ -25,6 +25,11 @@ class TensorBoardWriter {
   /// Seconds since the Unix epoch, the wall_time TensorBoard expects.
   static double now();
 
+  /// Rewrites each event file in log_dir (atomically, only if it changes) keeping the records with step <= step,
+  /// and drops a record cut short by a crash with everything after it. A resumed run calls this first (through
+  /// MetricsLogger::truncate_after), so the steps it repeats are not in TensorBoard twice.
+  static void truncate_after(const std::filesystem::path& log_dir, int64_t step);
+
  private:
   struct FileCloser {
     void operator()(std::FILE* file) const { std::fclose(file); }

@@ -2,6 +2,7 @@
 // JSONL/CSV across resumes, and the console progress line.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -375,4 +376,62 @@ TEST_CASE("ProgressLine prints one line per update when not on a terminal", "[lo
   CHECK(text ==
         "[train] 10/100 steps (10.0%) | 5 steps/s | return 1.000 (1 eps) | ETA 18s\n"
         "[train] 20/100 steps (20.0%) | 5 steps/s | return - (1 eps) | ETA 16s\n");
+}
+
+TEST_CASE("ProgressLine phase lines show where an iteration is, throttled into files", "[logging]") {
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out);
+  int built = 0;
+  {
+    rlm::ProgressLine every(100, true, out, /*file_phase_seconds=*/0.0);
+    every.phase([&] { return ++built, std::string("iter 1: rollout 5/50 steps"); });
+    every.update(50, 5, 1.0, 1);
+    every.phase([&] { return ++built, std::string("iter 2: update epoch 1/3, minibatch 2/4"); });
+    rlm::ProgressLine throttled(100, true, out, /*file_phase_seconds=*/3600.0);
+    throttled.phase([&] { return ++built, std::string("never shown"); });
+  }
+  std::rewind(out);
+  std::string text;
+  char buffer[1024];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), out)) > 0;) text.append(buffer, n);
+  std::fclose(out);
+  CHECK(built == 2);  // the throttled line's text is not even built
+  CHECK(text ==
+        "[train] 0/100 steps (0.0%) | 0 steps/s | return - (0 eps) | ETA - | iter 1: rollout 5/50 steps\n"
+        "[train] 50/100 steps (50.0%) | 5 steps/s | return 1.000 (1 eps) | ETA 10s\n"
+        "[train] 50/100 steps (50.0%) | 5 steps/s | return 1.000 (1 eps) | ETA 10s | iter 2: update epoch 1/3, "
+        "minibatch 2/4\n");
+}
+
+TEST_CASE("MetricsLogger::truncate_after also truncates the TensorBoard event files", "[logging]") {
+  TempDir dir;
+  {
+    rlm::MetricsLogger first(dir.path, /*tensorboard=*/true);
+    for (int64_t step : {10, 20, 30, 40}) first.log(step, {{"charts/a", static_cast<double>(step)}});
+  }
+  // A second process crashed while writing a scalar: its event file ends in half a record.
+  fs::path crashed;
+  {
+    rlm::TensorBoardWriter writer(dir.path);
+    writer.add_scalar("charts/a", 50.0, 50);
+    crashed = writer.path();
+  }
+  const auto size = fs::file_size(crashed);
+  fs::resize_file(crashed, size - 5);
+
+  // Resumed from the checkpoint at step 20: the steps after it will be logged again.
+  rlm::MetricsLogger::truncate_after(dir.path, 20);
+  {
+    rlm::MetricsLogger resumed(dir.path, /*tensorboard=*/true);
+    for (int64_t step : {30, 40, 50}) resumed.log(step, {{"charts/a", static_cast<double>(step)}});
+  }
+  const nlohmann::json scalars = tb_scalars(dir.path);
+  REQUIRE(scalars.contains("charts/a"));
+  std::vector<int64_t> steps;
+  for (const auto& point : scalars.at("charts/a")) steps.push_back(point[0].get<int64_t>());
+  std::sort(steps.begin(), steps.end());
+  CHECK(steps == std::vector<int64_t>{10, 20, 30, 40, 50});  // each step once
+  // The crashed file keeps its file-version record only, and reads back cleanly.
+  CHECK(fs::file_size(crashed) < size - 5);
+  CHECK(tb_readback(dir.path).status == 0);
 }

@@ -84,7 +84,15 @@ TEST_CASE("stepping before reset is an EnvError, not undefined behaviour", "[con
       INFO(id << " with " << config.name);
       auto env = make_env(id, config.options);
       std::vector<float> obs(static_cast<size_t>(env->observation_space().raw_size()));
-      CHECK_THROWS_AS(env->step(std::vector<float>{0}, obs), rlm::EnvError);
+      // A valid action (a 1-element {0} is no action of a MultiDiscrete space: it would throw for that reason).
+      const std::vector<float> action = test::random_policy(env->action_space(), 7)(test::Episode{});
+      REQUIRE(env->action_space().contains(action));
+      try {
+        env->step(action, obs);
+        FAIL("step() before reset() did not throw");
+      } catch (const rlm::EnvError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("before"));
+      }
     }
   }
 }

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Fault injection: kill -9 a training run at random moments (mid-rollout, mid-update, mid-checkpoint write), resume
+# it each time, and check that the finished run equals an uninterrupted one bit for bit: every metric of every
+# iteration (losses, KL, returns at full precision; timings excluded), the TensorBoard scalars (each step once),
+# the greedy evaluation of the final checkpoint, and no temp files left behind.
+#
+# Usage: scripts/crash_test.sh [--quick] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]
+#   --quick   a handful of kills on a tiny run (the test suite runs this: cli.crash_resume)
+#   --kills   how many kill -9 (default 30; --quick: 4)
+#   --seed    seed of the kill schedule (default: random; printed so a failure can be replayed)
+# Anyone can run it, e.g.  scripts/crash_test.sh --kills 100 build/rlm
+set -uo pipefail
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+PYTHON="${RLM_PYTHON:-$REPO/.venv/bin/python}"
+kills=30
+seed=$((RANDOM * 32768 + RANDOM))
+config="$REPO/configs/gru_repeat_first.yaml"
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1; kills=4; shift ;;
+    --kills) kills="$2"; shift 2 ;;
+    --seed) seed="$2"; shift 2 ;;
+    --config) config="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
+RLM="${1:?usage: crash_test.sh [--quick] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]}"
+RLM="$(cd "$(dirname "$RLM")" && pwd)/$(basename "$RLM")"
+shift
+RANDOM=$seed
+work=$(mktemp -d)
+trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work"
+
+settings=(experiment.device=cpu experiment.torch_threads=1 env.num_threads=2 logging.console=false
+  checkpoint.every=1 checkpoint.keep_last=2)
+if [ "$quick" -eq 1 ]; then
+  settings+=(env.num_envs=4 algo.steps_per_env=32 algo.minibatch_size=102 algo.epochs=2 model.feature_size=16
+    model.preprocessor_size=16 model.head_sizes=[16] model.memory.hidden_size=16 algo.total_steps=2400)
+else
+  settings+=(env.num_envs=8 algo.steps_per_env=64 algo.minibatch_size=256 algo.epochs=4 algo.total_steps=20000)
+fi
+settings+=("$@")
+
+echo "[crash] kill schedule seed $seed, $kills kills, config $config"
+start=$(date +%s%N)
+"$RLM" train --config "$config" "${settings[@]}" experiment.name=reference experiment.runs_dir=ref >ref.log 2>&1 ||
+  { cat ref.log; echo "[crash] FAIL: the uninterrupted run failed"; exit 1; }
+ref_ms=$((($(date +%s%N) - start) / 1000000))
+ref=$(ls -d ref/reference/*)
+echo "[crash] uninterrupted run: ${ref_ms} ms"
+
+# Kill after a uniform random delay within one whole uninterrupted run (start-up included), so kills land in
+# start-up, rollouts, updates and checkpoint writes alike; a resume that outlives its delay finishes the run.
+run=""
+killed=0
+attempts=0
+while true; do
+  attempts=$((attempts + 1))
+  if [ -z "$run" ]; then
+    "$RLM" train --config "$config" "${settings[@]}" experiment.name=crash experiment.runs_dir=crash >>crash.log 2>&1 &
+  else
+    "$RLM" train --resume "$run" >>crash.log 2>&1 &
+  fi
+  pid=$!
+  if [ "$killed" -lt "$kills" ]; then
+    delay_ms=$(((RANDOM * 32768 + RANDOM) % (ref_ms + 1)))
+    sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
+    if kill -9 "$pid" 2>/dev/null; then
+      wait "$pid" 2>/dev/null
+      killed=$((killed + 1))
+    fi
+  fi
+  wait "$pid" 2>/dev/null
+  status=$?
+  [ -z "$run" ] && run=$(ls -d crash/crash/* 2>/dev/null | head -n 1)
+  if [ -n "$run" ] && ! ls "$run"/checkpoints/ckpt_*.rlmckpt >/dev/null 2>&1; then
+    rm -rf crash  # killed before its first checkpoint: nothing to resume, start again as a user would
+    run=""
+    continue
+  fi
+  if [ "$status" -eq 0 ] && [ -n "$run" ] && grep -q '\[train\] done' crash.log; then break; fi
+  if [ "$status" -ne 137 ] && [ "$status" -ne 0 ]; then
+    tail -5 crash.log
+    echo "[crash] FAIL: a resume exited with status $status (seed $seed)"
+    exit 1
+  fi
+  sed -i 's/\[train\] done/[train] finished early/' crash.log  # only the last process's "done" counts
+  if [ "$attempts" -gt $((kills * 4 + 20)) ]; then echo "[crash] FAIL: no progress (seed $seed)"; exit 1; fi
+done
+echo "[crash] $killed kill -9, $attempts processes"
+
+failures=0
+"$PYTHON" - "$ref" "$run" <<'PY' || failures=$((failures + 1))
+import json, sys
+timing = {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds"}
+def rows(run):
+    out = []
+    for line in open(f"{run}/metrics.jsonl"):
+        row = json.loads(line)
+        out.append({k: v for k, v in row.items() if k not in timing})
+    return out
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+if a != b:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            print(f"[crash] FAIL: metrics row {i} differs:\n  {x}\n  {y}")
+            break
+    else:
+        print(f"[crash] FAIL: {len(a)} metric rows uninterrupted, {len(b)} after the crashes")
+    sys.exit(1)
+print(f"[crash] metrics.jsonl: {len(a)} rows, bitwise equal (timings excluded)")
+PY
+"$PYTHON" "$REPO/scripts/tb_readback.py" "$ref" >ref_tb.json && "$PYTHON" "$REPO/scripts/tb_readback.py" "$run" >run_tb.json &&
+  "$PYTHON" - <<'PY' || failures=$((failures + 1))
+import json
+a, b = json.load(open("ref_tb.json")), json.load(open("run_tb.json"))
+drop = {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds"}
+def steps(scalars):
+    return {tag: sorted(p[0] for p in points) for tag, points in scalars.items()}
+def values(scalars):
+    return {tag: sorted(p for p in points) for tag, points in scalars.items() if tag not in drop}
+if steps(a) != steps(b) or values(a) != values(b):
+    print("[crash] FAIL: TensorBoard scalars differ (a step logged twice or lost?)")
+    raise SystemExit(1)
+print(f"[crash] TensorBoard: {sum(len(v) for v in a.values())} scalars, each step once, equal values")
+PY
+for r in "$ref" "$run"; do
+  "$RLM" eval --run "$r" --episodes 8 --deterministic >eval.log 2>&1 || { cat eval.log; failures=$((failures + 1)); }
+done
+if cmp -s <(grep -v '"checkpoint"' "$ref/eval.json") <(grep -v '"checkpoint"' "$run/eval.json"); then
+  echo "[crash] greedy evaluation of the final checkpoints: equal"
+else
+  echo "[crash] FAIL: the final checkpoints evaluate differently"
+  failures=$((failures + 1))
+fi
+leftovers=$(find "$run" -name '.*.tmp.*' | wc -l)
+[ "$leftovers" -eq 0 ] && echo "[crash] no temp files left" || { echo "[crash] FAIL: $leftovers temp files left"; failures=$((failures + 1)); }
+
+if [ "$failures" -ne 0 ]; then
+  echo "[crash] $failures check(s) failed (seed $seed)"
+  exit 1
+fi
+echo "[crash] ok: $killed kill -9 during training, the resumed run equals the uninterrupted one"

@@ -1,0 +1,147 @@
+// Config input that used to pass validation and fail (or run wrongly) later: numbers beyond float32, unbounded
+// thread counts, run names that escape runs_dir, several YAML documents, unterminated quotes, cross-field checks of
+// the backends; and the resume policy, which keys `train --resume` may change.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/resume_policy.hpp"
+
+namespace {
+
+/// The message of the ConfigError that parsing `text` throws ("" if it throws none).
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    rlm::parse_config(text, "x.yaml", overrides);
+  } catch (const rlm::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("numbers beyond float32 are rejected where they are written", "[config]") {
+  CHECK(error_of("algo:\n  lr: 1e39\n") == "x.yaml:2: algo.lr = 1e+39 is too large (float32 holds at most 3.403e+38)");
+  CHECK_THAT(error_of("algo:\n  grad_clip: -1e39\n"), Catch::StartsWith("x.yaml:2: algo.grad_clip = -1e+39 is too large"));
+  CHECK_THAT(error_of("", {"model.memory.ffm.max_period=1e300"}),
+             Catch::StartsWith("command line: model.memory.ffm.max_period=1e300: model.memory.ffm.max_period"));
+  CHECK_THAT(error_of("model:\n  memory:\n    spiking:\n      noise_high: 5e38\n"),
+             Catch::StartsWith("x.yaml:4: model.memory.spiking.noise_high"));
+  CHECK_THAT(error_of("algo:\n  lr: .inf\n"), Catch::Contains("expected a number"));
+  CHECK_THAT(error_of("algo:\n  kl_coeff: nan\n"), Catch::Contains("expected a number"));
+  CHECK(error_of("algo:\n  lr: 3e38\n").empty());
+}
+
+TEST_CASE("thread counts are bounded", "[config]") {
+  CHECK(error_of("experiment:\n  torch_threads: 1000000\n") ==
+        "x.yaml:2: experiment.torch_threads = 1000000 is out of range [0, 1024]");
+  CHECK_THAT(error_of("env:\n  num_threads: 5000\n  num_envs: 6000\n"), Catch::Contains("env.num_threads = 5000"));
+  CHECK(error_of("experiment:\n  torch_threads: 1024\n").empty());
+}
+
+TEST_CASE("experiment.name is one folder name inside runs_dir", "[config]") {
+  for (const std::string bad : {"a/b", "../escape", "/abs", "..", ".", "x\\\\y"}) {
+    INFO(bad);
+    CHECK_THAT(error_of("experiment:\n  name: \"" + bad + "\"\n"),
+               Catch::StartsWith("x.yaml:2: experiment.name = ") && Catch::Contains("must be one folder name"));
+  }
+  CHECK_THAT(error_of("experiment:\n  name: \"a\\0b\"\n"), Catch::Contains("<with control characters>"));
+  CHECK_THAT(error_of("experiment:\n  name: " + std::string(101, 'n') + "\n"), Catch::Contains("at most 100"));
+  CHECK_THAT(error_of("", {"experiment.name=a/b"}), Catch::StartsWith("command line: experiment.name=a/b: "));
+  CHECK(error_of("experiment:\n  name: shm_popgym-seed.3\n").empty());
+}
+
+TEST_CASE("a config file is one YAML document", "[config]") {
+  CHECK(error_of("algo:\n  lr: 0.1\n---\nalgo:\n  lr: 0.2\n") ==
+        "x.yaml:4: holds 2 YAML documents ('---' starts another); a config is one document");
+  CHECK(error_of("---\nalgo:\n  lr: 0.1\n").empty());  // a leading marker is still one document
+}
+
+TEST_CASE("an unterminated quote is malformed YAML, not a string swallowing the file", "[config]") {
+  CHECK(error_of("experiment:\n  name: \"abc\nalgo:\n  lr: 0.1\n") ==
+        "x.yaml:2:9: malformed YAML: unterminated double quote");
+  CHECK(error_of("experiment:\n  name: 'abc\nalgo:\n  lr: 0.1\n") ==
+        "x.yaml:2:9: malformed YAML: unterminated single quote");
+  CHECK_THAT(error_of("", {"experiment.name=\"abc"}),
+             Catch::StartsWith("command line: experiment.name=\"abc: malformed YAML value"));
+  // Closed quotes with escapes stay fine.
+  CHECK(error_of("experiment:\n  name: \"a\\\"b\"\n").empty());
+  CHECK(error_of("experiment:\n  name: 'it''s'\n").empty());
+  CHECK(rlm::parse_config("experiment:\n  name: 'it''s'\n", "x.yaml").experiment.name == "it's");
+}
+
+TEST_CASE("backend cross-field checks name file, line and key", "[config]") {
+  CHECK(error_of("model:\n  memory:\n    spiking:\n      noise_low: 2\n      noise_high: 1\n") ==
+        "x.yaml:4: model.memory.spiking.noise_low = 2 exceeds model.memory.spiking.noise_high = 1");
+  CHECK_THAT(error_of("model:\n  memory:\n    spiking:\n      leak_init: 1\n"),
+             Catch::StartsWith("x.yaml:4: model.memory.spiking.leak_init = 1 is out of range (0, 1)"));
+  CHECK_THAT(error_of("model:\n  memory:\n    kf:\n      variant: vssm\n      process_noise: input_dependent\n"),
+             Catch::StartsWith("x.yaml:5: model.memory.kf.process_noise = input_dependent needs variant kf"));
+  CHECK_THAT(error_of("model:\n  memory:\n    kf:\n      variant: vssm\n      output_features: mean_cov\n"),
+             Catch::StartsWith("x.yaml:5: model.memory.kf.output_features = mean_cov"));
+}
+
+TEST_CASE("locate names where a key was set", "[config]") {
+  rlm::ConfigOrigins origins;
+  rlm::parse_config("env:\n  num_envs: 8\n  id: popgym/Nope\n", "x.yaml", {"experiment.device=cuda"}, &origins);
+  CHECK(rlm::locate(origins, "env.id", "x.yaml", "unknown env id") == "x.yaml:3: unknown env id");
+  CHECK(rlm::locate(origins, "experiment.device", "x.yaml", "no GPU") ==
+        "command line: experiment.device=cuda: no GPU");
+  CHECK(rlm::locate(origins, "algo.max_seq_len", "x.yaml", "too short") == "x.yaml: too short");
+}
+
+TEST_CASE("parse_integer accepts what config integers accept, nothing else", "[config]") {
+  CHECK(rlm::parse_integer("1000") == 1000);
+  CHECK(rlm::parse_integer("1e3") == 1000);
+  CHECK(rlm::parse_integer("+7") == 7);
+  CHECK_FALSE(rlm::parse_integer("3abc"));
+  CHECK_FALSE(rlm::parse_integer("1.5"));
+  CHECK_FALSE(rlm::parse_integer(""));
+  CHECK_FALSE(rlm::parse_integer("1e30"));
+}
+
+TEST_CASE("resume policy: budgets and optimiser settings apply, what built the run is refused", "[config][resume]") {
+  for (const std::string key : {"algo.lr", "algo.total_steps", "algo.epochs", "algo.adam_eps", "algo.entropy_coeff",
+                                "logging.every", "checkpoint.every", "checkpoint.keep_last", "eval.episodes",
+                                "experiment.torch_threads", "experiment.device", "env.num_threads"}) {
+    INFO(key);
+    CHECK_FALSE(rlm::resume_refusal(key));
+  }
+  for (const std::string key : {"model.memory.hidden_size", "model.head_sizes", "model.memory.type", "env.id",
+                                "env.num_envs", "env.previous_action", "experiment.seed", "experiment.name",
+                                "algo.kl_coeff", "algo.name"}) {
+    INFO(key);
+    CHECK(rlm::resume_refusal(key));
+  }
+  // Every key of the config is classified one way or the other, and a refused one has a reason.
+  for (const auto& [key, value] : rlm::config_values(rlm::Config{})) {
+    const auto reason = rlm::resume_refusal(key);
+    if (reason) CHECK_FALSE(reason->empty());
+  }
+}
+
+TEST_CASE("check_resume_changes names the override of a refused key", "[config][resume]") {
+  const rlm::Config saved = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml");
+  rlm::ConfigOrigins origins;
+  const rlm::Config lr = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml", {"algo.lr=0.001"}, &origins);
+  CHECK_NOTHROW(rlm::check_resume_changes(saved, lr, origins));
+
+  const rlm::Config wider =
+      rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml", {"model.memory.hidden_size=128"}, &origins);
+  try {
+    rlm::check_resume_changes(saved, wider, origins);
+    FAIL("no error");
+  } catch (const rlm::ConfigError& e) {
+    CHECK(std::string(e.what()) ==
+          "command line: model.memory.hidden_size=128: model.memory.hidden_size cannot change on resume (the "
+          "checkpoint holds a model of the saved architecture; the run has 256); start a new run with --config "
+          "instead");
+  }
+  // Setting a refused key to the value it already has is no change.
+  const rlm::Config same = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml", {"env.num_envs=8"}, &origins);
+  CHECK_NOTHROW(rlm::check_resume_changes(saved, same, origins));
+}
