@@ -7,6 +7,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <new>
 
 #include "app/commands.hpp"
 #include "core/error.hpp"
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
   } catch (const rlm::DivergenceError& e) {
     fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
     return 4;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "rlm: error: out of memory (reduce env.num_envs, algo.steps_per_env or the model's sizes)\n");
+    return 1;
   } catch (const c10::Error& e) {
     fmt::print(stderr, "rlm: error: {}\n", first_line(e.what_without_backtrace()));
     return 1;

@@ -114,7 +114,9 @@ int train_command(const Args& args) {
   const fs::path run_dir = new_run_dir(config);
   // Validates env, model and sizes before anything is written.
   auto trainer = make_trainer(config, run_dir, origins, *config_file);
-  fs::create_directories(run_dir);
+  std::error_code ec;
+  fs::create_directories(run_dir, ec);
+  if (ec) throw UsageError(fmt::format("cannot create run folder '{}': {}", run_dir.string(), ec.message()));
   const RunFolderLock lock(run_dir);
   write_file_atomic(run_dir / "config.yaml", to_yaml(config));
   fmt::print("[train] run folder {}\n", run_dir.string());

@@ -420,6 +420,10 @@ void check_cross_fields(const Config& c, Report&& report) {
                        "characters, at most 100 characters",
                        control ? std::string("<with control characters>") : name.substr(0, 120)));
   }
+  const std::string& runs_dir = c.experiment.runs_dir;
+  if (std::any_of(runs_dir.begin(), runs_dir.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20; })) {
+    report({"experiment.runs_dir"}, "experiment.runs_dir must not contain control characters");
+  }
   const auto& spiking = c.model.memory.spiking;
   if (spiking.noise_low > spiking.noise_high) {
     report({"model.memory.spiking.noise_low", "model.memory.spiking.noise_high"},

@@ -35,6 +35,10 @@ struct Choices {
 inline Choices one_of(std::initializer_list<std::string_view> values) { return {values}; }
 inline Choices non_empty() { return {}; }
 
+/// Upper bound of every layer width and memory size: 16x the widest published setting (FFM/SHM's 1024-wide
+/// outputs, GRU 2048 in SHM's sweep), so a typo such as 2147483647 is a config error, not a failed 8 GB allocation.
+inline constexpr double kMaxWidth = 32768;
+
 /// Memory backends a config may name (model.memory.type). Extend as backends are registered in src/memory.
 inline const Choices kMemoryTypes = one_of({"ffm", "gru", "kf", "shm", "spiking", "stm"});
 
@@ -49,7 +53,7 @@ struct ExperimentConfig {
   /// Threads torch may use for intra-op parallelism; 0 = every hardware thread. Results are bitwise reproducible
   /// for a fixed value (reductions split by thread count), so tests and the learning config pin it to 1. At most 1024.
   int torch_threads = 0;
-  /// Folder under which run folders are created.
+  /// Folder under which run folders are created (relative: to the folder rlm is called from).
   std::string runs_dir = "runs";
 
   template <class V>
@@ -66,7 +70,7 @@ struct ExperimentConfig {
 struct EnvConfig {
   /// Registered environment id.
   std::string id = "popgym/RepeatFirstEasy";
-  /// Parallel environments (paper: 4 workers x 16 envs).
+  /// Parallel environments (paper: 4 workers x 16 envs); at most 65536.
   int num_envs = 64;
   /// Threads stepping the environments.
   int num_threads = 1;
@@ -83,7 +87,7 @@ struct EnvConfig {
   template <class V>
   void visit(V& v) {
     v.field("id", id, non_empty());
-    v.field("num_envs", num_envs, at_least(1));
+    v.field("num_envs", num_envs, in_range(1, 65536));
     v.field("num_threads", num_threads, in_range(1, 1024));
     v.field("previous_action", previous_action);
     v.field("antialias", antialias);
@@ -110,8 +114,8 @@ struct ShmConfig {
 
   template <class V>
   void visit(V& v) {
-    v.field("output_size", output_size, at_least(1));
-    v.field("num_thetas", num_thetas, at_least(1));
+    v.field("output_size", output_size, in_range(1, kMaxWidth));
+    v.field("num_thetas", num_thetas, in_range(1, kMaxWidth));
     v.field("calibration", calibration,
             one_of({"random_theta", "fixed_theta", "neural_theta", "fixed_c", "random_c", "ones"}));
     v.field("theta_sampling", theta_sampling, one_of({"uniform", "index0_compat"}));
@@ -157,8 +161,8 @@ struct FfmConfig {
 
   template <class V>
   void visit(V& v) {
-    v.field("memory_size", memory_size, at_least(1));
-    v.field("context_size", context_size, at_least(1));
+    v.field("memory_size", memory_size, in_range(1, kMaxWidth));
+    v.field("context_size", context_size, in_range(1, kMaxWidth));
     v.field("max_period", max_period, greater_than(0));
     v.field("init", init, one_of({"code", "paper", "periods"}));
     v.field("conjugate_frequency", conjugate_frequency);
@@ -196,8 +200,8 @@ struct KfConfig {
 
   template <class V>
   void visit(V& v) {
-    v.field("state_size", state_size, at_least(1));
-    v.field("num_layers", num_layers, at_least(1));
+    v.field("state_size", state_size, in_range(1, kMaxWidth));
+    v.field("num_layers", num_layers, in_range(1, 64));
     v.field("variant", variant, one_of({"kf", "kf_u", "vssm"}));
     v.field("rms_norm", rms_norm);
     v.field("input_lag", input_lag, in_range(0, 1));
@@ -228,7 +232,7 @@ struct SpikingConfig {
 
   template <class V>
   void visit(V& v) {
-    v.field("output_size", output_size, at_least(0));
+    v.field("output_size", output_size, in_range(0, kMaxWidth));
     v.field("leak_init", leak_init, Range{0, 1, true, true});
     v.field("theta", theta, any_number());
     v.field("noise_low", noise_low, any_number());
@@ -257,9 +261,9 @@ struct StmConfig {
 
   template <class V>
   void visit(V& v) {
-    v.field("item_size", item_size, at_least(1));
-    v.field("num_slots", num_slots, at_least(1));
-    v.field("rel_size", rel_size, at_least(1));
+    v.field("item_size", item_size, in_range(1, kMaxWidth));
+    v.field("num_slots", num_slots, in_range(1, kMaxWidth));
+    v.field("rel_size", rel_size, in_range(1, kMaxWidth));
     v.field("carry_relational", carry_relational);
     v.field("gated", gated);
     v.field("qkv_norm", qkv_norm, one_of({"matrix", "row", "vector"}));
@@ -283,7 +287,7 @@ struct MemoryConfig {
   template <class V>
   void visit(V& v) {
     v.field("type", type, kMemoryTypes);
-    v.field("hidden_size", hidden_size, at_least(1));
+    v.field("hidden_size", hidden_size, in_range(1, kMaxWidth));
     v.section("shm", shm);
     v.section("ffm", ffm);
     v.section("kf", kf);
@@ -316,11 +320,11 @@ struct ModelConfig {
 
   template <class V>
   void visit(V& v) {
-    v.field("feature_size", feature_size, at_least(1));
-    v.field("preprocessor_size", preprocessor_size, at_least(1));
-    v.field("head_sizes", head_sizes, at_least(1));
+    v.field("feature_size", feature_size, in_range(1, kMaxWidth));
+    v.field("preprocessor_size", preprocessor_size, in_range(1, kMaxWidth));
+    v.field("head_sizes", head_sizes, in_range(1, kMaxWidth));
     v.field("activation", activation, one_of({"leaky_relu", "relu"}));
-    v.field("postprocessor_size", postprocessor_size, at_least(0));
+    v.field("postprocessor_size", postprocessor_size, in_range(0, kMaxWidth));
     v.field("head_activation", head_activation, one_of({"leaky_relu", "relu", "none"}));
     v.field("embedding", embedding, one_of({"none", "sine"}));
     v.field("embedding_max_len", embedding_max_len, at_least(1));

@@ -43,6 +43,13 @@ const std::map<std::string, Factory>& factories() {
          o.flatten = c.ffm.flatten == "concatenated" ? FfmFlatten::kConcatenated : FfmFlatten::kInterleaved;
          o.decay_shape = c.ffm.decay_shape == "hadamard" ? FfmDecayShape::kHadamard : FfmDecayShape::kOuter;
          o.double_precision = c.ffm.double_precision;
+         o.input_gate = c.ffm.input_gate;
+         o.output_gate = c.ffm.output_gate;
+         o.oscillate = c.ffm.oscillate;
+         o.learn_oscillate = c.ffm.learn_oscillate;
+         o.decay = c.ffm.decay;
+         o.learn_decay = c.ffm.learn_decay;
+         o.clamp_writeback = c.ffm.clamp_writeback;
          return std::make_shared<Ffm>(in, o);
        }},
       {"kf",

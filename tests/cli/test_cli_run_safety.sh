@@ -85,6 +85,12 @@ printf 'env:\n  num_envs: 8\n  id: popgym/RepeatFirstEsy\n' >badid.yaml
 expect 2 "badid.yaml:3: unknown env id 'popgym/RepeatFirstEsy'" "unknown env id with file:line" -- \
   "$RLM" train --config badid.yaml
 [ ! -e runs/x ] && [ ! -e x ] && ok "nothing written outside runs/" || fail "a run folder escaped runs/"
+expect 2 "command line: algo.max_seq_len=10: algo.max_seq_len = 10 is shorter than the longest episode" \
+  "max_seq_len names its override" -- "$RLM" train --config "$CONFIG" "${tiny[@]}" algo.max_seq_len=10
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi >/dev/null 2>&1; then
+  expect 2 "command line: experiment.device=cuda: experiment.device = 'cuda' but no CUDA GPU" \
+    "device=cuda without a GPU names its override" -- "$RLM" train --config "$CONFIG" "${tiny[@]}" experiment.device=cuda
+fi
 
 # ---- divergence: exit 4, one line, the newest checkpoint still usable ----
 expect 4 "training diverged in iteration 1: .*--resume continues from" "divergence at lr 1e30" -- \

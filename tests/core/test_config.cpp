@@ -222,13 +222,15 @@ TEST_CASE("values out of range or not among the choices are errors", "[config]")
   CHECK(error_of("algo:\n  gamma: 1.5\n") == "x.yaml:2: algo.gamma = 1.5 is out of range [0, 1]");
   CHECK(error_of("algo:\n  gae_lambda: -0.1\n") == "x.yaml:2: algo.gae_lambda = -0.1 is out of range [0, 1]");
   CHECK(error_of("algo:\n  lr: 0\n") == "x.yaml:2: algo.lr = 0 is out of range (0, inf)");
-  CHECK(error_of("env:\n  num_envs: 0\n") == "x.yaml:2: env.num_envs = 0 is out of range [1, 2147483647]");
-  CHECK(error_of("env:\n  num_envs: 3e9\n") == "x.yaml:2: env.num_envs = 3000000000 is out of range [1, 2147483647]");
+  CHECK(error_of("env:\n  num_envs: 0\n") == "x.yaml:2: env.num_envs = 0 is out of range [1, 65536]");
+  // An int field without an upper bound reports the largest int rather than overflowing.
+  CHECK(error_of("algo:\n  steps_per_env: 3e9\n") ==
+        "x.yaml:2: algo.steps_per_env = 3000000000 is out of range [1, 2147483647]");
   CHECK(error_of("algo:\n  minibatch_size: 0\n") ==
         "x.yaml:2: algo.minibatch_size = 0 is out of range [1, 2147483647]");
   CHECK(error_of("experiment:\n  seed: -1\n") == "x.yaml:2: experiment.seed = -1 is out of range [0, inf)");
   CHECK(error_of("model:\n  head_sizes: [64, 0]\n") ==
-        "x.yaml:2: model.head_sizes[1] = 0 is out of range [1, 2147483647]");
+        "x.yaml:2: model.head_sizes[1] = 0 is out of range [1, 32768]");
   CHECK(error_of("experiment:\n  device: gpu\n") ==
         "x.yaml:2: experiment.device = 'gpu' is not one of auto, cpu, cuda");
   CHECK(error_of("algo:\n  batch_mode: full\n") ==

@@ -43,6 +43,14 @@ TEST_CASE("thread counts are bounded", "[config]") {
   CHECK(error_of("experiment:\n  torch_threads: 1024\n").empty());
 }
 
+TEST_CASE("layer widths and env counts are bounded, so a typo is no 8 GB allocation", "[config]") {
+  CHECK(error_of("model:\n  feature_size: 2147483647\n") ==
+        "x.yaml:2: model.feature_size = 2147483647 is out of range [1, 32768]");
+  CHECK_THAT(error_of("model:\n  head_sizes: [64, 100000]\n"), Catch::Contains("model.head_sizes[1] = 100000"));
+  CHECK_THAT(error_of("env:\n  num_envs: 1000000\n"), Catch::Contains("env.num_envs = 1000000 is out of range"));
+  CHECK(error_of("model:\n  memory:\n    hidden_size: 2048\n").empty());
+}
+
 TEST_CASE("experiment.name is one folder name inside runs_dir", "[config]") {
   for (const std::string bad : {"a/b", "../escape", "/abs", "..", ".", "x\\\\y"}) {
     INFO(bad);
@@ -53,6 +61,8 @@ TEST_CASE("experiment.name is one folder name inside runs_dir", "[config]") {
   CHECK_THAT(error_of("experiment:\n  name: " + std::string(101, 'n') + "\n"), Catch::Contains("at most 100"));
   CHECK_THAT(error_of("", {"experiment.name=a/b"}), Catch::StartsWith("command line: experiment.name=a/b: "));
   CHECK(error_of("experiment:\n  name: shm_popgym-seed.3\n").empty());
+  CHECK(error_of("experiment:\n  runs_dir: \"a\\0b\"\n") ==
+        "x.yaml:2: experiment.runs_dir must not contain control characters");
 }
 
 TEST_CASE("a config file is one YAML document", "[config]") {

@@ -1,6 +1,7 @@
 // FFM backend (research/ffm.md §1, §4): stepping equals sequence mode, resets equal a fresh state, the scan-based
 // forward equals a plain loop of the spec's equations, gradients, parameter count and init values for POPGym sizes,
-// the options that differ between paper and code, and a small supervised memory task learned on CPU.
+// the options that differ between paper and code, the ablation flags set from YAML, and a small supervised memory
+// task learned on CPU.
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
@@ -8,7 +9,9 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/config.hpp"
 #include "memory/ffm.hpp"
+#include "memory/registry.hpp"
 
 using rlm::memory::Ffm;
 using rlm::memory::FfmOptions;
@@ -369,6 +372,99 @@ TEST_CASE("ffm: paper-versus-code options", "[memory][ffm]") {
     // Without decay or oscillation the state is the running sum of x̃ (γ = exp(−1e-8 + 1e-6 i) ≈ 1).
     auto gamma = flat.decay_gate();
     CHECK(max_abs_diff(gamma, torch::ones_like(gamma)) < 1e-5);
+  }
+}
+
+// The ablation flags of the FFM paper's Table 3 (ffm.md §3.1) and the clamp write-back are YAML keys: each one, set
+// in a config, reaches the Ffm the registry builds and changes what it computes, not just a field.
+TEST_CASE("ffm: ablation flags reach the module from a YAML config", "[memory][ffm][registry]") {
+  const int64_t steps = 6, batch = 2, input = 5;
+  torch::manual_seed(21);
+  const auto x = torch::randn({steps, batch, input});
+  const auto starts = torch::zeros({steps, batch}, torch::kBool);
+
+  // Same seed, same sizes: the Linear weights are drawn identically, so any output difference comes from the flag.
+  auto build = [&](const std::string& flag_line) {
+    const std::string yaml =
+        "model:\n  memory:\n    type: ffm\n    hidden_size: 10\n    ffm:\n      memory_size: 6\n"
+        "      context_size: 3\n" +
+        (flag_line.empty() ? std::string() : "      " + flag_line + "\n");
+    const auto config = rlm::parse_config(yaml, "inline.yaml");
+    torch::manual_seed(7);
+    auto memory = std::dynamic_pointer_cast<Ffm>(rlm::memory::make_memory(config.model.memory, input));
+    REQUIRE(memory);
+    return memory;
+  };
+  auto output = [&](Ffm& ffm) { return ffm.forward(x, ffm.initial_state(batch, torch::kCPU), starts).y; };
+
+  auto reference = build("");
+  const FfmOptions defaults;
+  CHECK(reference->options().input_gate == defaults.input_gate);
+  CHECK(reference->options().output_gate == defaults.output_gate);
+  CHECK(reference->options().oscillate == defaults.oscillate);
+  CHECK(reference->options().learn_oscillate == defaults.learn_oscillate);
+  CHECK(reference->options().decay == defaults.decay);
+  CHECK(reference->options().learn_decay == defaults.learn_decay);
+  CHECK(reference->options().clamp_writeback == defaults.clamp_writeback);
+  const auto y_reference = output(*reference);
+
+  SECTION("input_gate: false (FFM-NI) stores v ungated") {
+    auto ffm = build("input_gate: false");
+    CHECK_FALSE(ffm->options().input_gate);
+    CHECK(max_abs_diff(output(*ffm), y_reference) > 1e-3);
+  }
+  SECTION("output_gate: false (FFM-NO) gives LN(z) + thru") {
+    auto ffm = build("output_gate: false");
+    CHECK_FALSE(ffm->options().output_gate);
+    CHECK(max_abs_diff(output(*ffm), y_reference) > 1e-3);
+  }
+  SECTION("oscillate: false (FFM-NC) fills b with 1e-6 and freezes it") {
+    auto ffm = build("oscillate: false");
+    CHECK_FALSE(ffm->options().oscillate);
+    CHECK(ffm->b.eq(1e-6f).all().item<bool>());
+    auto y = output(*ffm);
+    CHECK(max_abs_diff(y, y_reference) > 1e-3);
+    y.sum().backward();
+    CHECK_FALSE(ffm->b.grad().defined());
+  }
+  SECTION("decay: false (FFM-ND) fills a with 0 and freezes it") {
+    auto ffm = build("decay: false");
+    CHECK_FALSE(ffm->options().decay);
+    CHECK(ffm->a.eq(0.0f).all().item<bool>());
+    auto y = output(*ffm);
+    CHECK(max_abs_diff(y, y_reference) > 1e-3);
+    y.sum().backward();
+    CHECK_FALSE(ffm->a.grad().defined());
+  }
+  SECTION("learn_oscillate: false (FFM-FC) and learn_decay: false (FFM-FD) keep the init but stop its gradient") {
+    auto fixed_context = build("learn_oscillate: false");
+    CHECK_FALSE(fixed_context->options().learn_oscillate);
+    auto y = output(*fixed_context);
+    CHECK(max_abs_diff(y, y_reference) < 1e-6);
+    y.sum().backward();
+    CHECK_FALSE(fixed_context->b.grad().defined());
+    REQUIRE(fixed_context->a.grad().defined());
+
+    auto fixed_decay = build("learn_decay: false");
+    CHECK_FALSE(fixed_decay->options().learn_decay);
+    auto y2 = output(*fixed_decay);
+    CHECK(max_abs_diff(y2, y_reference) < 1e-6);
+    y2.sum().backward();
+    CHECK_FALSE(fixed_decay->a.grad().defined());
+    REQUIRE(fixed_decay->b.grad().defined());
+  }
+  SECTION("clamp_writeback: true writes the clamp into a") {
+    auto ffm = build("clamp_writeback: true");
+    CHECK(ffm->options().clamp_writeback);
+    {
+      torch::NoGradGuard no_grad;
+      ffm->a[0] = 0.5;
+      reference->a[0] = 0.5;
+    }
+    output(*ffm);
+    output(*reference);
+    CHECK(ffm->a[0].item<double>() == Approx(-1e-8).margin(1e-12));
+    CHECK(reference->a[0].item<double>() == 0.5);
   }
 }
 
