@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "core/atomic_file.hpp"
 #include "core/checkpoint_file.hpp"
 #include "core/error.hpp"
 
@@ -38,8 +39,8 @@ void check_tensor(torch::serialize::InputArchive& archive, const std::string& na
   torch::Tensor saved;
   if (!archive.try_read(name, saved, is_buffer)) throw CheckpointError(fmt::format("tensor '{}' is missing", path));
   if (saved.sizes() != expected.sizes()) {
-    throw CheckpointError(fmt::format("tensor '{}' has shape {}, the model's has {}", path, shape_of(saved),
-                                      shape_of(expected)));
+    throw CheckpointError(
+        fmt::format("tensor '{}' has shape {}, the model's has {}", path, shape_of(saved), shape_of(expected)));
   }
   if (saved.is_floating_point() || saved.is_complex()) {
     if (!torch::isfinite(saved).all().item<bool>())
@@ -95,19 +96,7 @@ void prune_checkpoints(const fs::path& run_dir, int keep) {
 }
 
 int remove_interrupted_writes(const fs::path& run_dir) {
-  int removed = 0;
-  for (const fs::path& dir : {run_dir, run_dir / "checkpoints"}) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      // write_file_atomic's temp names: ".<target>.tmp.<pid>.<counter>".
-      const auto name = entry.path().filename().string();
-      if (name.starts_with('.') && name.find(".tmp.") != std::string::npos && entry.is_regular_file(ec)) {
-        if (fs::remove(entry.path(), ec)) ++removed;
-      }
-    }
-  }
-  return removed;
+  return remove_interrupted_atomic_writes(run_dir) + remove_interrupted_atomic_writes(run_dir / "checkpoints");
 }
 
 std::string checkpoint_bytes(torch::nn::Module& model, torch::optim::Optimizer& optimizer,
@@ -173,12 +162,11 @@ nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, t
   }
 }
 
-LoadedCheckpoint load_newest_valid_checkpoint(
-    const fs::path& run_dir, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
-    const std::function<void(const fs::path&, const std::string&)>& on_skip) {
+LoadedCheckpoint load_newest_valid_checkpoint(const fs::path& run_dir, torch::nn::Module& model,
+                                              torch::optim::Optimizer* optimizer,
+                                              const std::function<void(const fs::path&, const std::string&)>& on_skip) {
   const auto candidates = checkpoints_newest_first(run_dir);
-  if (candidates.empty())
-    throw CheckpointError(fmt::format("run '{}' has no checkpoint", run_dir.string()));
+  if (candidates.empty()) throw CheckpointError(fmt::format("run '{}' has no checkpoint", run_dir.string()));
   std::string last_reason;
   for (const fs::path& path : candidates) {
     try {

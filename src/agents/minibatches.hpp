@@ -3,9 +3,9 @@
 //
 // RLlib counts *real* steps, not padded ones: the batch holds sum(seq_lens) steps and is cut into
 // max(1, floor(sum / minibatch_size)) minibatches. Minibatch i is the step range [i·mb, (i+1)·mb), which the slice map
-// of the unpadded sequence lengths widens or narrows to whole sequences: from the sequence holding real step i·mb up to,
-// not including, the one holding real step (i+1)·mb. Each sequence lands in at most one minibatch, and the steps after
-// the last full minibatch are not trained on. When minibatch_size >= sum there is one minibatch: the whole batch.
+// of the unpadded sequence lengths widens or narrows to whole sequences: from the sequence holding real step i·mb up
+// to, not including, the one holding real step (i+1)·mb. Each sequence lands in at most one minibatch, and the steps
+// after the last full minibatch are not trained on. When minibatch_size >= sum there is one minibatch: the whole batch.
 #pragma once
 #include <cstdint>
 #include <span>

@@ -97,10 +97,11 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
   envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
                                          derive_seed(seed, {kEnvStream}), envs::wrapper_options(config_.env));
   if (envs_->max_episode_steps() > config_.algo.max_seq_len) {
-    throw ConfigValueError("algo.max_seq_len", fmt::format("algo.max_seq_len = {} is shorter than the longest episode of {} ({} steps); "
-                                  "whole-episode sequences need max_seq_len >= {}",
-                                  config_.algo.max_seq_len, config_.env.id, envs_->max_episode_steps(),
-                                  envs_->max_episode_steps()));
+    throw ConfigValueError(
+        "algo.max_seq_len",
+        fmt::format("algo.max_seq_len = {} is shorter than the longest episode of {} ({} steps); "
+                    "whole-episode sequences need max_seq_len >= {}",
+                    config_.algo.max_seq_len, config_.env.id, envs_->max_episode_steps(), envs_->max_episode_steps()));
   }
   action_spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
   torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
@@ -274,7 +275,9 @@ PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
   auto adv = advantages.accessor<float, 2>();
 
   // Episodes are contiguous runs in each env column, in collection order.
-  struct Episode { int64_t env, begin, length; };
+  struct Episode {
+    int64_t env, begin, length;
+  };
   std::vector<Episode> episodes;
   std::vector<float> ep_rewards, ep_values, ep_adv;
   for (int64_t b = 0; b < n; ++b) {
@@ -353,12 +356,12 @@ PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
 
 // ---------------------------------------------------------------------------------------------------------------
 std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
-                                                         const std::function<bool()>& stop_requested) {
+                                                        const std::function<bool()>& stop_requested) {
   const auto& algo = config_.algo;
   const std::vector<SequenceRange> minibatches = rllib_minibatches(batch.seq_lens, algo.minibatch_size);
   const auto num_minibatches = static_cast<int64_t>(minibatches.size());
-  std::mt19937_64 order_rng(
-      derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kMinibatchStream, static_cast<uint64_t>(iteration_)}));
+  std::mt19937_64 order_rng(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                        {kMinibatchStream, static_cast<uint64_t>(iteration_)}));
   std::vector<int64_t> order(num_minibatches);
   LossStats stats;
   const auto parameters = model_->parameters();
@@ -477,11 +480,12 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
         // the last one) becomes the newest checkpoint, so --resume with a lower lr starts right before the blow-up.
         save_start_state();
         const auto last = latest_checkpoint(run_dir_);
-        throw DivergenceError(fmt::format("{}; nothing of it was checkpointed, {} (try a lower algo.lr or set "
-                                          "algo.grad_clip)",
-                                          e.what(),
-                                          last ? fmt::format("--resume continues from {}", last->string())
-                                               : std::string("and the run has no checkpoint")));
+        throw DivergenceError(
+            fmt::format("{}; nothing of it was checkpointed, {} (try a lower algo.lr or set "
+                        "algo.grad_clip)",
+                        e.what(),
+                        last ? fmt::format("--resume continues from {}", last->string())
+                             : std::string("and the run has no checkpoint")));
       }
     }
     if (!update_stats) {  // stopped inside the iteration
@@ -493,8 +497,10 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
     const int64_t steps = rollout->valid.sum().item<int64_t>();
 
     // Adaptive KL penalty (RLlib's update_kl), once per iteration from the mean KL over its minibatches.
-    if (stats.kl > 2.0 * config_.algo.kl_target) kl_coeff_ *= 1.5;
-    else if (stats.kl < 0.5 * config_.algo.kl_target) kl_coeff_ *= 0.5;
+    if (stats.kl > 2.0 * config_.algo.kl_target)
+      kl_coeff_ *= 1.5;
+    else if (stats.kl < 0.5 * config_.algo.kl_target)
+      kl_coeff_ *= 0.5;
 
     ++iteration_;
     env_steps_ += steps;

@@ -1,7 +1,6 @@
 // `rlm bench [--quick] [--json FILE]`: end-to-end PPO throughput (env steps per second, rollout + update) on this
 // machine for the learning-test config and the POPGym paper config. Timing lives here, never in tests.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <chrono>
@@ -40,9 +39,9 @@ int bench_command(const Args& args) {
   for (const auto& c : cases) {
     // The configs ship with the sources; ./rlm runs this from the caller's folder and says where they are.
     const char* source_dir = std::getenv("RLM_SOURCE_DIR");
-    Config config = load_config(fs::path(source_dir ? source_dir : ".") / c.config, {"logging.tensorboard=false", "logging.console=false",
-                                           "experiment.device=" + device,
-                                           "experiment.torch_threads=" + std::to_string(c.torch_threads)});
+    Config config = load_config(fs::path(source_dir ? source_dir : ".") / c.config,
+                                {"logging.tensorboard=false", "logging.console=false", "experiment.device=" + device,
+                                 "experiment.torch_threads=" + std::to_string(c.torch_threads)});
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
     config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.steps_per_env * c.iterations;
     config.checkpoint.every = 1 << 30;
@@ -57,9 +56,15 @@ int bench_command(const Args& args) {
     const double update_share = 100.0 * summary.update_seconds / seconds;
     fmt::print("{:<40} {:>10} {:>10.2f} {:>10.1f} {:>10.1f} {:>12.0f}\n", c.name, summary.env_steps, seconds,
                rollout_share, update_share, sps);
-    results.push_back({{"case", c.name}, {"config", c.config}, {"device", device}, {"env_steps", summary.env_steps},
-                       {"iterations", summary.iterations}, {"seconds", seconds}, {"env_steps_per_second", sps},
-                       {"rollout_seconds", summary.rollout_seconds}, {"update_seconds", summary.update_seconds},
+    results.push_back({{"case", c.name},
+                       {"config", c.config},
+                       {"device", device},
+                       {"env_steps", summary.env_steps},
+                       {"iterations", summary.iterations},
+                       {"seconds", seconds},
+                       {"env_steps_per_second", sps},
+                       {"rollout_seconds", summary.rollout_seconds},
+                       {"update_seconds", summary.update_seconds},
                        {"torch_threads", c.torch_threads}});
   }
   fs::remove_all(scratch);

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "agents/action_distribution.hpp"
 #include "agents/actor_critic.hpp"
 #include "agents/checkpoint.hpp"
-#include "agents/action_distribution.hpp"
 #include "agents/ppo.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
@@ -43,12 +43,8 @@ int eval_command(const Args& args) {
     throw CheckpointError(fmt::format("run '{}' has no checkpoint to evaluate", run_dir.string()));
 
   agents::set_torch_threads(config.experiment.torch_threads);
-  torch::Device device = torch::kCPU;
-  try {
-    device = agents::resolve_device(config.experiment.device);
-  } catch (const ConfigValueError& e) {
-    throw ConfigError(locate(origins, e.key, config_file.string(), e.what()));
-  }
+  const torch::Device device = with_config_locations(origins, config_file.string(),
+                                                     [&] { return agents::resolve_device(config.experiment.device); });
   const auto seed = derive_seed(static_cast<uint64_t>(config.experiment.seed), {kEvalStream});
   const int num_envs = static_cast<int>(std::min<int64_t>(episodes, config.env.num_envs));
   envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed, envs::wrapper_options(config.env));
@@ -60,10 +56,12 @@ int eval_command(const Args& args) {
     checkpoint = *c;
     agents::load_checkpoint(checkpoint, *model, nullptr);
   } else {
-    checkpoint = agents::load_newest_valid_checkpoint(run_dir, *model, nullptr, [](const fs::path& path,
-                                                                                   const std::string& reason) {
-                   fmt::print("[eval] skipped checkpoint {}: {}\n", path.filename().string(), reason);
-                 }).path;
+    checkpoint = agents::load_newest_valid_checkpoint(run_dir, *model, nullptr,
+                                                      [](const fs::path& path, const std::string& reason) {
+                                                        fmt::print("[eval] skipped checkpoint {}: {}\n",
+                                                                   path.filename().string(), reason);
+                                                      })
+                     .path;
   }
   model->to(device);
   model->eval();

@@ -34,10 +34,8 @@ int main(int argc, char** argv) {
   // c10 reads this once, at the first allocation; an explicit setting in the environment wins.
   setenv("THP_MEM_ALLOC_ENABLE", "1", /*overwrite=*/0);
   const std::map<std::string, std::function<int(const rlm::app::Args&)>> commands = {
-      {"train", rlm::app::train_command},
-      {"eval", rlm::app::eval_command},
-      {"bench", rlm::app::bench_command},
-      {"bench-memory", rlm::app::memory_bench_command},
+      {"train", rlm::app::train_command}, {"eval", rlm::app::eval_command},
+      {"bench", rlm::app::bench_command}, {"bench-memory", rlm::app::memory_bench_command},
       {"envs", rlm::app::envs_command},
   };
   if (argc < 2 || commands.count(argv[1]) == 0) {

@@ -43,9 +43,10 @@ int train_until_done_or_stopped(agents::PpoTrainer& trainer, const fs::path& run
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   if (summary.interrupted) {
-    fmt::print("[train] stopped at {} env steps (iteration {}); the newest checkpoint is kept. Continue with:\n"
-               "  ./rlm train --resume {}\n",
-               summary.env_steps, summary.iterations, run_dir.string());
+    fmt::print(
+        "[train] stopped at {} env steps (iteration {}); the newest checkpoint is kept. Continue with:\n"
+        "  ./rlm train --resume {}\n",
+        summary.env_steps, summary.iterations, run_dir.string());
     return 128 + (signal != 0 ? signal : SIGINT);
   }
   fmt::print("[train] done: {} env steps in {} iterations, last mean return {:.4f}\n", summary.env_steps,
@@ -66,11 +67,7 @@ fs::path new_run_dir(const Config& config) {
 /// Builds the trainer; a value only it can judge (env id, device, max_seq_len) is reported where it was set.
 std::unique_ptr<agents::PpoTrainer> make_trainer(const Config& config, const fs::path& run_dir,
                                                  const ConfigOrigins& origins, const std::string& source) {
-  try {
-    return std::make_unique<agents::PpoTrainer>(config, run_dir);
-  } catch (const ConfigValueError& e) {
-    throw ConfigError(locate(origins, e.key, source, e.what()));
-  }
+  return with_config_locations(origins, source, [&] { return std::make_unique<agents::PpoTrainer>(config, run_dir); });
 }
 
 void report_leftovers(const fs::path& run_dir) {

@@ -1,6 +1,7 @@
 #include "core/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,15 +11,22 @@
 #include <string>
 #include <system_error>
 
-#include <fmt/format.h>
-
 namespace rlm {
 namespace {
 
 [[noreturn]] void fail(const std::filesystem::path& path, const char* action, int err) {
-  throw std::runtime_error(fmt::format("cannot write '{}': {} failed: {}", path.string(), action,
-                                       std::generic_category().message(err)));
+  throw std::runtime_error(
+      fmt::format("cannot write '{}': {} failed: {}", path.string(), action, std::generic_category().message(err)));
 }
+
+/// The temp file name of a write to `target`: ".<name>.tmp.<pid>.<counter>". pid + counter make it unique across
+/// processes and threads; remove_interrupted_atomic_writes recognises the pattern.
+std::filesystem::path temp_name(const std::filesystem::path& target, unsigned counter) {
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  return dir / fmt::format(".{}.tmp.{}.{}", target.filename().string(), ::getpid(), counter);
+}
+
+bool is_temp_name(const std::string& name) { return name.starts_with('.') && name.find(".tmp.") != std::string::npos; }
 
 // Closes the descriptor and removes the temp file unless the rename succeeded, so every early exit (including
 // exceptions) cleans up after itself.
@@ -26,10 +34,9 @@ class TempFile {
  public:
   explicit TempFile(const std::filesystem::path& target) {
     static std::atomic<unsigned> counter{0};
-    const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-    // pid + counter makes the name unique across processes and threads; O_EXCL guards against stale leftovers.
+    // O_EXCL guards against stale leftovers of an earlier process with the same pid.
     for (int attempt = 0; attempt < 100; ++attempt) {
-      path_ = dir / fmt::format(".{}.tmp.{}.{}", target.filename().string(), ::getpid(), counter++);
+      path_ = temp_name(target, counter++);
       fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (fd_ >= 0) return;
       if (errno != EEXIST) fail(target, "creating a temp file", errno);
@@ -80,6 +87,19 @@ void fsync_folder(const std::filesystem::path& dir, const std::filesystem::path&
 }
 
 }  // namespace
+
+int remove_interrupted_atomic_writes(const std::filesystem::path& folder) {
+  int removed = 0;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) return 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (is_temp_name(entry.path().filename().string()) && entry.is_regular_file(ec) &&
+        std::filesystem::remove(entry.path(), ec)) {
+      ++removed;
+    }
+  }
+  return removed;
+}
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
   TempFile temp(path);

@@ -11,4 +11,8 @@ namespace rlm {
 /// survives a power cut. On any failure the temp file is removed and std::runtime_error names the path and errno.
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
+/// Deletes the temp files that write_file_atomic calls in `folder` left behind when their process was killed, and
+/// returns how many. Only safe while no other process writes into `folder` (a run holds its RunFolderLock).
+int remove_interrupted_atomic_writes(const std::filesystem::path& folder);
+
 }  // namespace rlm

@@ -412,7 +412,8 @@ void check_cross_fields(const Config& c, Report&& report) {
                        c.algo.minibatch_size, c.env.num_envs, c.algo.steps_per_env, rollout));
   }
   const std::string& name = c.experiment.name;
-  const bool control = std::any_of(name.begin(), name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+  const bool control = std::any_of(name.begin(), name.end(),
+                                   [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
   if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos || name == "." || name == ".." ||
       control || name.size() > 100) {
     report({"experiment.name"},

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace rlm {
 
 /// Valid interval of a number field; an open end excludes its bound. Infinite bounds mean "no limit".
@@ -493,6 +495,17 @@ Config parse_config(const std::string& yaml_text, const std::string& source_name
 /// "<where key was set>: message" (file:line or the override), or "<source>: message" for a key left at its default.
 std::string locate(const ConfigOrigins& origins, const std::string& key, const std::string& source,
                    const std::string& message);
+
+/// Runs `f`; a ConfigValueError it throws (a value only a later stage could judge) is rethrown as a ConfigError
+/// located where its key was set, as parse errors are.
+template <class F>
+decltype(auto) with_config_locations(const ConfigOrigins& origins, const std::string& source, F&& f) {
+  try {
+    return f();
+  } catch (const ConfigValueError& e) {
+    throw ConfigError(locate(origins, e.key, source, e.what()));
+  }
+}
 
 /// The fully resolved config, every key written; parse_config of it gives back an equal Config.
 std::string to_yaml(const Config& config);

@@ -1,15 +1,15 @@
 #include "core/metrics_logger.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <system_error>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
 

@@ -23,8 +23,8 @@ class MetricsLogger {
   /// fixed by its first row (missing tags -> empty cells, new tags only in JSONL). Flushed before returning.
   void log(int64_t step, const std::vector<std::pair<std::string, double>>& scalars);
 
-  /// Keeps only rows with row step <= step in both files and the TensorBoard event files, each rewritten atomically. A run resumed from an older
-  /// checkpoint calls this first, so the steps it repeats are not logged twice.
+  /// Keeps only rows with row step <= step in both files and the TensorBoard event files, each rewritten atomically. A
+  /// run resumed from an older checkpoint calls this first, so the steps it repeats are not logged twice.
   static void truncate_after(const std::filesystem::path& run_dir, int64_t step);
 
  private:

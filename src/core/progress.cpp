@@ -1,11 +1,10 @@
 #include "core/progress.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace rlm {
 namespace {

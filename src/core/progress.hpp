@@ -1,7 +1,7 @@
 // The one console line a training run shows: where it is, how fast it goes, how well it does, when it ends.
 #pragma once
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -42,7 +42,7 @@ class ProgressLine {
   int64_t total_steps_;
   bool enabled_;
   std::FILE* out_;
-  bool live_;          ///< out_ is a terminal: rewrite one line instead of printing many
+  bool live_;              ///< out_ is a terminal: rewrite one line instead of printing many
   size_t last_width_ = 0;  ///< length of the live line now shown, so a shorter one can blank its tail
   std::string status_;     ///< the last update()'s line
   std::chrono::steady_clock::time_point last_shown_;

@@ -1,14 +1,13 @@
 #include "core/run_lock.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 
@@ -28,9 +27,10 @@ RunFolderLock::RunFolderLock(const std::filesystem::path& run_dir) {
     fd_ = -1;
     if (err == EWOULDBLOCK) {
       const std::string holder = n > 0 ? fmt::format(" (pid {})", std::string(pid, static_cast<size_t>(n))) : "";
-      throw UsageError(fmt::format("run folder '{}' is in use by another rlm process{}; wait for it to finish or "
-                                   "stop it first",
-                                   run_dir.string(), holder));
+      throw UsageError(
+          fmt::format("run folder '{}' is in use by another rlm process{}; wait for it to finish or "
+                      "stop it first",
+                      run_dir.string(), holder));
     }
     throw UsageError(fmt::format("cannot lock run folder '{}': {}", run_dir.string(), std::strerror(err)));
   }

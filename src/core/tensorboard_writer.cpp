@@ -1,5 +1,6 @@
 #include "core/tensorboard_writer.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <array>
@@ -12,8 +13,6 @@
 #include <optional>
 #include <stdexcept>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "core/atomic_file.hpp"
 
@@ -68,7 +67,7 @@ class ProtoWriter {
     fixed(std::bit_cast<uint32_t>(value));
   }
   void int64_field(uint32_t field, int64_t value) {
-    key(field, 0);                          // wire type 0: varint
+    key(field, 0);                         // wire type 0: varint
     varint(static_cast<uint64_t>(value));  // int64 (not sint64): negatives are 10-byte two's complement
   }
   void bytes_field(uint32_t field, std::string_view value) {
@@ -99,7 +98,8 @@ constexpr uint32_t kValueSimpleValue = 2;
 
 uint64_t get_le(std::string_view bytes, size_t offset, size_t size) {
   uint64_t value = 0;
-  for (size_t i = 0; i < size; ++i) value |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
+  for (size_t i = 0; i < size; ++i)
+    value |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
   return value;
 }
 
@@ -124,13 +124,18 @@ std::optional<int64_t> event_step(std::string_view event) {
         if (!read_varint(event, pos, value)) return std::nullopt;
         if ((key >> 3) == kEventStep) step = static_cast<int64_t>(value);
         break;
-      case 1: pos += 8; break;
-      case 5: pos += 4; break;
+      case 1:
+        pos += 8;
+        break;
+      case 5:
+        pos += 4;
+        break;
       case 2:
         if (!read_varint(event, pos, value) || value > event.size() - pos) return std::nullopt;
         pos += value;
         break;
-      default: return std::nullopt;
+      default:
+        return std::nullopt;
     }
     if (pos > event.size()) return std::nullopt;
   }

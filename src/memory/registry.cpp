@@ -38,7 +38,9 @@ const std::map<std::string, Factory>& factories() {
          o.context_size = c.ffm.context_size;
          o.output_size = c.hidden_size;
          o.max_period = c.ffm.max_period;
-         o.init = c.ffm.init == "paper" ? FfmInit::kPaper : c.ffm.init == "periods" ? FfmInit::kPeriods : FfmInit::kCode;
+         o.init = c.ffm.init == "paper"     ? FfmInit::kPaper
+                  : c.ffm.init == "periods" ? FfmInit::kPeriods
+                                            : FfmInit::kCode;
          o.conjugate_frequency = c.ffm.conjugate_frequency;
          o.flatten = c.ffm.flatten == "concatenated" ? FfmFlatten::kConcatenated : FfmFlatten::kInterleaved;
          o.decay_shape = c.ffm.decay_shape == "hadamard" ? FfmDecayShape::kHadamard : FfmDecayShape::kOuter;
@@ -74,8 +76,7 @@ const std::map<std::string, Factory>& factories() {
          o.theta = c.spiking.theta;
          o.noise_low = c.spiking.noise_low;
          o.noise_high = c.spiking.noise_high;
-         o.forget_gate =
-             c.spiking.forget_gate == "lru" ? SpikingForgetGate::kLru : SpikingForgetGate::kInputDependent;
+         o.forget_gate = c.spiking.forget_gate == "lru" ? SpikingForgetGate::kLru : SpikingForgetGate::kInputDependent;
          o.surrogate = c.spiking.surrogate == "gaussian" ? SpikingSurrogate::kGaussian
                        : c.spiking.surrogate == "none"   ? SpikingSurrogate::kNone
                                                          : SpikingSurrogate::kAtan;

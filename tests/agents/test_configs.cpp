@@ -1,6 +1,5 @@
 // Every shipped config loads, and a trainer can be built from it (env id, spaces, sizes and max_seq_len all valid).
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 

@@ -2,7 +2,6 @@
 // The expected ranges are worked out by hand from SampleBatch._slice's slice map and multi_gpu_train_one_step's
 // num_batches = max(1, real_steps // sgd_minibatch_size).
 #include <catch2/catch.hpp>
-
 #include <ostream>
 #include <vector>
 
@@ -10,7 +9,9 @@
 
 namespace rlm::agents {
 // For Catch's messages.
-std::ostream& operator<<(std::ostream& out, const SequenceRange& r) { return out << '[' << r.begin << ", " << r.end << ')'; }
+std::ostream& operator<<(std::ostream& out, const SequenceRange& r) {
+  return out << '[' << r.begin << ", " << r.end << ')';
+}
 }  // namespace rlm::agents
 
 using rlm::agents::rllib_minibatches;

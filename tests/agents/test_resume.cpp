@@ -1,10 +1,9 @@
 // Bitwise resume: a run stopped after 2 iterations and resumed to 4 ends with exactly the parameters and metrics of
 // an uninterrupted 4-iteration run (CPU, same seed and thread counts). Corrupt checkpoints give clear errors.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,10 +12,14 @@
 #include "agents/ppo.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "run_dir_util.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using rlm::test::fresh_dir;
+using rlm::test::metrics_without_timing;
 
 rlm::Config small_config(int64_t total_steps) {
   rlm::Config c;
@@ -39,25 +42,6 @@ rlm::Config small_config(int64_t total_steps) {
   c.logging.console = false;
   c.checkpoint.every = 2;
   return c;
-}
-
-fs::path fresh_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("rlm-test-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::vector<nlohmann::json> metrics_without_timing(const fs::path& run_dir) {
-  std::vector<nlohmann::json> rows;
-  std::ifstream in(run_dir / "metrics.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    auto row = nlohmann::json::parse(line);
-    for (const char* key : {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds"})
-      row.erase(key);
-    rows.push_back(row);
-  }
-  return rows;
 }
 
 }  // namespace

@@ -1,11 +1,10 @@
 // What keeps a run trustworthy when things go wrong: a checkpoint is checked tensor by tensor before it is loaded,
 // resume falls back past a corrupt newest checkpoint, a diverging run stops without checkpointing the bad state, a
 // stop inside an iteration resumes bitwise, and a resume applies a new learning rate.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,10 +13,14 @@
 #include "agents/ppo.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "run_dir_util.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using rlm::test::fresh_dir;
+using rlm::test::metrics_without_timing;
 
 rlm::Config small_config(int64_t total_steps) {
   rlm::Config c;
@@ -40,25 +43,6 @@ rlm::Config small_config(int64_t total_steps) {
   c.checkpoint.every = 2;
   c.checkpoint.keep_last = 5;
   return c;
-}
-
-fs::path fresh_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("rlm-safety-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::vector<nlohmann::json> metrics_without_timing(const fs::path& run_dir) {
-  std::vector<nlohmann::json> rows;
-  std::ifstream in(run_dir / "metrics.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    auto row = nlohmann::json::parse(line);
-    for (const char* key : {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds"})
-      row.erase(key);
-    rows.push_back(row);
-  }
-  return rows;
 }
 
 void check_same_parameters(rlm::agents::PpoTrainer& a, rlm::agents::PpoTrainer& b) {
@@ -92,8 +76,8 @@ TEST_CASE("a checkpoint of another architecture names the first tensor that diff
   rlm::agents::PpoTrainer other(wider, fresh_dir("shape-other"));
   const auto before = other.model()->parameters()[0].clone();
   const std::string message = error_of([&] { rlm::agents::load_checkpoint(*path, *other.model(), nullptr); });
-  CHECK_THAT(message, Catch::Contains("ckpt_00000001.rlmckpt': tensor '") &&
-                          Catch::Contains("has shape [") && Catch::Contains("the model's has ["));
+  CHECK_THAT(message, Catch::Contains("ckpt_00000001.rlmckpt': tensor '") && Catch::Contains("has shape [") &&
+                          Catch::Contains("the model's has ["));
   CHECK(torch::equal(before, other.model()->parameters()[0]));  // nothing was loaded
 
   auto with_post = small_config(200);
@@ -148,7 +132,8 @@ TEST_CASE("resume falls back past a corrupt newest checkpoint and still resumes 
   fs::remove_all(dir);
 }
 
-TEST_CASE("a diverging run stops with the iteration named and its bad state never checkpointed", "[agents][divergence]") {
+TEST_CASE("a diverging run stops with the iteration named and its bad state never checkpointed",
+          "[agents][divergence]") {
   const auto dir = fresh_dir("diverge");
   auto config = small_config(2000);
   config.algo.lr = 1e30;

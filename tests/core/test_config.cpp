@@ -229,13 +229,13 @@ TEST_CASE("values out of range or not among the choices are errors", "[config]")
   CHECK(error_of("algo:\n  minibatch_size: 0\n") ==
         "x.yaml:2: algo.minibatch_size = 0 is out of range [1, 2147483647]");
   CHECK(error_of("experiment:\n  seed: -1\n") == "x.yaml:2: experiment.seed = -1 is out of range [0, inf)");
-  CHECK(error_of("model:\n  head_sizes: [64, 0]\n") ==
-        "x.yaml:2: model.head_sizes[1] = 0 is out of range [1, 32768]");
+  CHECK(error_of("model:\n  head_sizes: [64, 0]\n") == "x.yaml:2: model.head_sizes[1] = 0 is out of range [1, 32768]");
   CHECK(error_of("experiment:\n  device: gpu\n") ==
         "x.yaml:2: experiment.device = 'gpu' is not one of auto, cpu, cuda");
   CHECK(error_of("algo:\n  batch_mode: full\n") ==
         "x.yaml:2: algo.batch_mode = 'full' is not one of complete_episodes");
-  CHECK(error_of("model:\n  memory:\n    type: lstm\n") == "x.yaml:3: model.memory.type = 'lstm' is not one of ffm, gru, kf, shm, spiking, stm");
+  CHECK(error_of("model:\n  memory:\n    type: lstm\n") ==
+        "x.yaml:3: model.memory.type = 'lstm' is not one of ffm, gru, kf, shm, spiking, stm");
   CHECK(error_of("experiment:\n  name: ''\n") == "x.yaml:2: experiment.name must not be empty");
   // grad_clip <= 0 means off, so any finite value is allowed.
   CHECK(parse("algo:\n  grad_clip: -1\n").algo.grad_clip == -1.0);
@@ -297,8 +297,9 @@ TEST_CASE("override errors quote the token", "[config]") {
   CHECK(error_of("", {"algo.lr"}) == "command line: algo.lr: expected key.path=value (did you mean 'algo.lr=...'?)");
   CHECK(error_of("", {"algo.lerning_rate"}) ==
         "command line: algo.lerning_rate: expected key.path=value (did you mean 'algo.lr=...'?)");
-  CHECK(error_of("", {"model.memory.type=lstm"}) ==
-        "command line: model.memory.type=lstm: model.memory.type = 'lstm' is not one of ffm, gru, kf, shm, spiking, stm");
+  CHECK(
+      error_of("", {"model.memory.type=lstm"}) ==
+      "command line: model.memory.type=lstm: model.memory.type = 'lstm' is not one of ffm, gru, kf, shm, spiking, stm");
   // A bad override is reported even when the file is fine, and a bad file before any override.
   CHECK(error_of("algo:\n  lr: fast\n", {"algo.lr=1"}) == "x.yaml:2: algo.lr: expected a number, got 'fast'");
 }

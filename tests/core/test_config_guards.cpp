@@ -2,7 +2,6 @@
 // thread counts, run names that escape runs_dir, several YAML documents, unterminated quotes, cross-field checks of
 // the backends; and the resume policy, which keys `train --resume` may change.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -26,7 +25,8 @@ std::string error_of(const std::string& text, const std::vector<std::string>& ov
 
 TEST_CASE("numbers beyond float32 are rejected where they are written", "[config]") {
   CHECK(error_of("algo:\n  lr: 1e39\n") == "x.yaml:2: algo.lr = 1e+39 is too large (float32 holds at most 3.403e+38)");
-  CHECK_THAT(error_of("algo:\n  grad_clip: -1e39\n"), Catch::StartsWith("x.yaml:2: algo.grad_clip = -1e+39 is too large"));
+  CHECK_THAT(error_of("algo:\n  grad_clip: -1e39\n"),
+             Catch::StartsWith("x.yaml:2: algo.grad_clip = -1e+39 is too large"));
   CHECK_THAT(error_of("", {"model.memory.ffm.max_period=1e300"}),
              Catch::StartsWith("command line: model.memory.ffm.max_period=1e300: model.memory.ffm.max_period"));
   CHECK_THAT(error_of("model:\n  memory:\n    spiking:\n      noise_high: 5e38\n"),
@@ -121,9 +121,9 @@ TEST_CASE("resume policy: budgets and optimiser settings apply, what built the r
     INFO(key);
     CHECK_FALSE(rlm::resume_refusal(key));
   }
-  for (const std::string key : {"model.memory.hidden_size", "model.head_sizes", "model.memory.type", "env.id",
-                                "env.num_envs", "env.previous_action", "experiment.seed", "experiment.name",
-                                "algo.kl_coeff", "algo.name"}) {
+  for (const std::string key :
+       {"model.memory.hidden_size", "model.head_sizes", "model.memory.type", "env.id", "env.num_envs",
+        "env.previous_action", "experiment.seed", "experiment.name", "algo.kl_coeff", "algo.name"}) {
     INFO(key);
     CHECK(rlm::resume_refusal(key));
   }

@@ -229,8 +229,9 @@ TEST_CASE("MetricsLogger writes JSONL and CSV rows", "[logging]") {
   {
     rlm::MetricsLogger logger(dir.path, /*tensorboard=*/false);
     logger.log(128, {{"charts/episode_return_mean", 0.5}, {"losses/policy_loss", -3.25}});
-    logger.log(256, {{"losses/policy_loss", 1e6}});                                       // missing tag
-    logger.log(384, {{"charts/episode_return_mean", nan}, {"charts/new_tag", 7.0},      // new tag, NaN
+    logger.log(256, {{"losses/policy_loss", 1e6}});  // missing tag
+    logger.log(384, {{"charts/episode_return_mean", nan},
+                     {"charts/new_tag", 7.0},  // new tag, NaN
                      {"losses/policy_loss", 0.1}});
     // Flushed per call: the rows are on disk while the logger is still open.
     CHECK(read_lines(dir.path / "metrics.jsonl").size() == 3);

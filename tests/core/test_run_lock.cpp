@@ -1,7 +1,7 @@
 // One writer per run folder: a second lock on a folder in use is refused with a clear message, and the lock is
 // released when its holder goes away (closing the descriptor, as the kernel does when a process dies).
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
