@@ -13,7 +13,7 @@
 #pragma once
 #include <torch/torch.h>
 
-#include "core/config.hpp"
+#include "agents/experiment_config.hpp"
 #include "memory/memory.hpp"
 
 namespace rlm::agents {

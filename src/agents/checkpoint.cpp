@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <vector>
 
@@ -29,6 +30,12 @@ std::vector<fs::path> list_checkpoints(const fs::path& run_dir) {
   }
   std::sort(out.begin(), out.end());  // zero-padded iteration numbers sort by name
   return out;
+}
+
+/// {"optimizer", optimizer} (PPO's archive name), or nothing for a null optimizer (evaluation).
+NamedOptimizers single(torch::optim::Optimizer* optimizer) {
+  if (optimizer == nullptr) return {};
+  return {{"optimizer", optimizer}};
 }
 
 std::string shape_of(const torch::Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
@@ -101,14 +108,34 @@ int remove_interrupted_writes(const fs::path& run_dir) {
 
 std::string checkpoint_bytes(torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                              const nlohmann::json& trainer_state) {
+  return checkpoint_bytes(model, single(&optimizer), trainer_state);
+}
+
+std::string checkpoint_bytes(torch::nn::Module& model, const NamedOptimizers& optimizers,
+                             const nlohmann::json& trainer_state, const CheckpointBlobs& blobs) {
   torch::serialize::OutputArchive archive;
-  torch::serialize::OutputArchive model_archive, optimizer_archive;
+  torch::serialize::OutputArchive model_archive;
   model.save(model_archive);
-  optimizer.save(optimizer_archive);
   archive.write("model", model_archive);
-  archive.write("optimizer", optimizer_archive);
+  for (const auto& [name, optimizer] : optimizers) {
+    torch::serialize::OutputArchive optimizer_archive;
+    optimizer->save(optimizer_archive);
+    archive.write(name, optimizer_archive);
+  }
   archive.write("trainer_state", c10::IValue(trainer_state.dump()));
   archive.write("torch_cpu_rng", at::detail::getDefaultCPUGenerator().get_state());
+  if (torch::cuda::is_available()) {
+    for (int64_t d = 0; d < static_cast<int64_t>(torch::cuda::device_count()); ++d) {
+      const auto generator =
+          at::globalContext().defaultGenerator(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(d)));
+      archive.write(fmt::format("torch_cuda_rng_{}", d), generator.get_state());
+    }
+  }
+  for (const auto& [name, bytes] : blobs) {
+    auto tensor = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
+    std::memcpy(tensor.data_ptr(), bytes.data(), bytes.size());
+    archive.write("blob_" + name, tensor, /*is_buffer=*/true);
+  }
   std::string bytes;
   archive.save_to([&bytes](const void* data, size_t size) {
     bytes.append(static_cast<const char*>(data), size);
@@ -128,6 +155,11 @@ void save_checkpoint(const fs::path& path, torch::nn::Module& model, torch::opti
 }
 
 nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer) {
+  return load_checkpoint(path, model, single(optimizer));
+}
+
+nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, const NamedOptimizers& optimizers,
+                               CheckpointBlobs* blobs) {
   const std::string bytes = read_checkpoint_file(path);  // throws CheckpointError on missing/truncated/corrupt
   const std::string name = path.string();
   try {
@@ -141,16 +173,35 @@ nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, t
     auto trainer_state = nlohmann::json::parse(state.toStringRef());
     torch::Tensor rng_state;
     if (!archive.try_read("torch_cpu_rng", rng_state)) throw CheckpointError("no RNG state");
+    std::vector<torch::serialize::InputArchive> optimizer_archives(optimizers.size());
+    for (size_t i = 0; i < optimizers.size(); ++i) {
+      if (!archive.try_read(optimizers[i].first, optimizer_archives[i]))
+        throw CheckpointError(fmt::format("no {} state", optimizers[i].first));
+    }
+    if (blobs != nullptr) {
+      blobs->clear();
+      for (const std::string& key : archive.keys()) {
+        torch::Tensor tensor;
+        if (!key.starts_with("blob_") || !archive.try_read(key, tensor, /*is_buffer=*/true)) continue;
+        tensor = tensor.contiguous();
+        (*blobs)[key.substr(5)] = std::string(static_cast<const char*>(tensor.data_ptr()), tensor.numel());
+      }
+    }
 
     // Checked: now change things.
     model.load(model_archive);
-    if (optimizer != nullptr) {
-      torch::serialize::InputArchive optimizer_archive;
-      if (!archive.try_read("optimizer", optimizer_archive)) throw CheckpointError("no optimizer state");
-      optimizer->load(optimizer_archive);
-    }
+    for (size_t i = 0; i < optimizers.size(); ++i) optimizers[i].second->load(optimizer_archives[i]);
     auto generator = at::detail::getDefaultCPUGenerator();
     generator.set_state(rng_state);
+    if (torch::cuda::is_available()) {
+      for (int64_t d = 0; d < static_cast<int64_t>(torch::cuda::device_count()); ++d) {
+        torch::Tensor cuda_state;
+        if (!archive.try_read(fmt::format("torch_cuda_rng_{}", d), cuda_state)) continue;
+        auto cuda_generator =
+            at::globalContext().defaultGenerator(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(d)));
+        cuda_generator.set_state(cuda_state);
+      }
+    }
     return trainer_state;
   } catch (const CheckpointError& e) {
     throw CheckpointError(fmt::format("checkpoint '{}': {}", name, e.what()));
@@ -165,12 +216,19 @@ nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, t
 LoadedCheckpoint load_newest_valid_checkpoint(const fs::path& run_dir, torch::nn::Module& model,
                                               torch::optim::Optimizer* optimizer,
                                               const std::function<void(const fs::path&, const std::string&)>& on_skip) {
+  return load_newest_valid_checkpoint(run_dir, model, single(optimizer), on_skip);
+}
+
+LoadedCheckpoint load_newest_valid_checkpoint(const fs::path& run_dir, torch::nn::Module& model,
+                                              const NamedOptimizers& optimizers,
+                                              const std::function<void(const fs::path&, const std::string&)>& on_skip,
+                                              CheckpointBlobs* blobs) {
   const auto candidates = checkpoints_newest_first(run_dir);
   if (candidates.empty()) throw CheckpointError(fmt::format("run '{}' has no checkpoint", run_dir.string()));
   std::string last_reason;
   for (const fs::path& path : candidates) {
     try {
-      return {path, load_checkpoint(path, model, optimizer)};
+      return {path, load_checkpoint(path, model, optimizers, blobs)};
     } catch (const CheckpointError& e) {
       last_reason = e.what();
       if (on_skip) on_skip(path, last_reason);

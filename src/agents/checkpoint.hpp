@@ -8,16 +8,26 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 namespace rlm::agents {
 
+/// A trainer's optimisers by archive name (PPO: {"optimizer"}; off-policy: critic, actor, alpha).
+using NamedOptimizers = std::vector<std::pair<std::string, torch::optim::Optimizer*>>;
+/// Opaque byte strings stored beside the model (the replay buffer), by name.
+using CheckpointBlobs = std::map<std::string, std::string>;
+
 /// The bytes of a checkpoint (the payload write_checkpoint_file wraps): serialising is separate from writing so a
 /// trainer can keep the state an iteration started from and write it only if it is stopped mid-iteration.
 std::string checkpoint_bytes(torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                              const nlohmann::json& trainer_state);
+/// The general form: several optimisers and byte blobs. Torch's CPU generator and, when CUDA is available, every
+/// CUDA device's generator are saved too.
+std::string checkpoint_bytes(torch::nn::Module& model, const NamedOptimizers& optimizers,
+                             const nlohmann::json& trainer_state, const CheckpointBlobs& blobs = {});
 /// Writes checkpoint_bytes(...) to `path` atomically (creating its folder).
 void write_checkpoint(const std::filesystem::path& path, const std::string& bytes);
 void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
@@ -28,6 +38,10 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
 /// before anything is changed.
 nlohmann::json load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                                torch::optim::Optimizer* optimizer);
+/// The general form: restores every optimiser named (none for evaluation) and, when `blobs` is given, fills it with
+/// every blob the checkpoint holds.
+nlohmann::json load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
+                               const NamedOptimizers& optimizers, CheckpointBlobs* blobs = nullptr);
 
 /// run_dir/checkpoints/ckpt_<iteration>.rlmckpt
 std::filesystem::path checkpoint_path(const std::filesystem::path& run_dir, int64_t iteration);
@@ -51,5 +65,9 @@ struct LoadedCheckpoint {
 LoadedCheckpoint load_newest_valid_checkpoint(
     const std::filesystem::path& run_dir, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
     const std::function<void(const std::filesystem::path&, const std::string&)>& on_skip);
+LoadedCheckpoint load_newest_valid_checkpoint(
+    const std::filesystem::path& run_dir, torch::nn::Module& model, const NamedOptimizers& optimizers,
+    const std::function<void(const std::filesystem::path&, const std::string&)>& on_skip,
+    CheckpointBlobs* blobs = nullptr);
 
 }  // namespace rlm::agents

@@ -44,20 +44,6 @@ namespace rlm::agents {
 namespace fs = std::filesystem;
 using torch::indexing::Slice;
 
-torch::Device resolve_device(const std::string& device) {
-  if (device == "cpu") return torch::kCPU;
-  if (device == "cuda") {
-    if (!torch::cuda::is_available())
-      throw ConfigValueError("experiment.device", "experiment.device = 'cuda' but no CUDA GPU is available");
-    return torch::kCUDA;
-  }
-  return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
-}
-
-void set_torch_threads(int threads) {
-  torch::set_num_threads(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Rollout storage: [T, N, ...] CPU tensors, T = steps_per_env + max episode length (the complete-episodes tail).
 struct PpoTrainer::Rollout {

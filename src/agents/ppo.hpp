@@ -11,7 +11,8 @@
 
 #include "agents/action_distribution.hpp"
 #include "agents/actor_critic.hpp"
-#include "core/config.hpp"
+#include "agents/experiment_config.hpp"
+#include "agents/trainer.hpp"
 #include "envs/vec_env.hpp"
 
 namespace rlm {
@@ -21,42 +22,21 @@ class ProgressLine;
 
 namespace rlm::agents {
 
-struct TrainSummary {
-  int64_t iterations = 0;
-  int64_t env_steps = 0;
-  double last_return_mean = 0.0;  ///< mean episode return of the last iteration
-  double rollout_seconds = 0.0;   ///< time spent collecting rollouts in this call of train()
-  double update_seconds = 0.0;    ///< time spent in GAE, batching and SGD in this call of train()
-  bool interrupted = false;       ///< train() stopped early because stop_requested() turned true
-};
-
-/// What resume() loaded, and the newer checkpoints it had to skip (each with the reason).
-struct ResumeReport {
-  std::filesystem::path checkpoint;
-  std::vector<std::pair<std::filesystem::path, std::string>> skipped;
-};
-
-/// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).
-torch::Device resolve_device(const std::string& device);
-
-/// Applies experiment.torch_threads (0 = every hardware thread).
-void set_torch_threads(int threads);
-
-class PpoTrainer {
+class PpoTrainer : public Trainer {
  public:
   /// Builds envs, model and optimizer; run_dir receives metrics and checkpoints.
   PpoTrainer(const Config& config, std::filesystem::path run_dir);
-  ~PpoTrainer();
+  ~PpoTrainer() override;
   /// Restores the newest usable checkpoint of run_dir, falling back to older ones when a newer one is corrupt or
   /// does not match the model (throws CheckpointError if none is usable), then applies the config's optimiser
   /// settings (algo.lr, algo.adam_eps), which a resume may change.
-  ResumeReport resume();
+  ResumeReport resume() override;
   /// Trains until algo.total_steps env steps have been collected, or until `stop_requested` returns true. It is
   /// checked at every env step and minibatch: a stop at the end of an iteration checkpoints it; a stop inside one
   /// abandons the iteration and checkpoints the state it started from (unless that is on disk already), so a resumed
   /// run repeats it exactly. Throws DivergenceError, without checkpointing, when a loss, gradient norm or parameter is
   /// not finite or the mean KL exceeds algo.max_kl.
-  TrainSummary train(const std::function<bool()>& stop_requested = {});
+  TrainSummary train(const std::function<bool()>& stop_requested = {}) override;
   ActorCritic& model() { return model_; }
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
 

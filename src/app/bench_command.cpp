@@ -1,5 +1,6 @@
-// `rlm bench [--quick] [--json FILE]`: end-to-end PPO throughput (env steps per second, rollout + update) on this
-// machine for the learning-test config and the POPGym paper config. Timing lives here, never in tests.
+// `rlm bench [--quick] [--json FILE]`: end-to-end PPO throughput (`rlm bench sac`: sac_bench_command.cpp) (env steps
+// per second, rollout + update) on this machine for the learning-test config and the POPGym paper config. Timing lives
+// here, never in tests.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -8,16 +9,17 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "agents/experiment_config.hpp"
 #include "agents/ppo.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
-#include "core/config.hpp"
 
 namespace rlm::app {
 namespace fs = std::filesystem;
 
 int bench_command(const Args& args) {
+  if (!args.empty() && args[0] == "sac") return sac_bench_command(Args(args.begin() + 1, args.end()));
   const auto parsed = parse_args(args, {"json", "device"}, {"quick"}, false);
   const bool quick = parsed.has("quick");
   const std::string device = parsed.get("device").value_or("cpu");

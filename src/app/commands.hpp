@@ -10,6 +10,7 @@ using Args = std::vector<std::string>;
 int train_command(const Args& args);
 int eval_command(const Args& args);
 int bench_command(const Args& args);
+int sac_bench_command(const Args& args);
 int memory_bench_command(const Args& args);
 int envs_command(const Args& args);
 

@@ -8,14 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "agents/action_distribution.hpp"
-#include "agents/actor_critic.hpp"
+#include "agents/acting.hpp"
 #include "agents/checkpoint.hpp"
-#include "agents/ppo.hpp"
+#include "agents/experiment_config.hpp"
+#include "agents/trainer.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
-#include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/seed.hpp"
 #include "envs/vec_env.hpp"
@@ -49,53 +48,19 @@ int eval_command(const Args& args) {
   const int num_envs = static_cast<int>(std::min<int64_t>(episodes, config.env.num_envs));
   envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed, envs::wrapper_options(config.env));
   const auto spec = agents::ActionSpec::from_space(vec.action_space(), config.env.id);
-  agents::ActorCritic model(vec.obs_size(), spec.num_logits(), config.model);
   // --checkpoint FILE evaluates that file or fails (exit 3); by default the newest valid one, as --resume takes it.
-  fs::path checkpoint;
-  if (auto c = parsed.get("checkpoint")) {
-    checkpoint = *c;
-    agents::load_checkpoint(checkpoint, *model, nullptr);
-  } else {
-    checkpoint = agents::load_newest_valid_checkpoint(run_dir, *model, nullptr,
-                                                      [](const fs::path& path, const std::string& reason) {
-                                                        fmt::print("[eval] skipped checkpoint {}: {}\n",
-                                                                   path.filename().string(), reason);
-                                                      })
-                     .path;
-  }
-  model->to(device);
-  model->eval();
-  torch::NoGradGuard no_grad;
+  const fs::path requested = parsed.get("checkpoint").value_or("");
+  auto loaded =
+      agents::load_policy(config, vec, run_dir, requested, device, [](const fs::path& path, const std::string& reason) {
+        fmt::print("[eval] skipped checkpoint {}: {}\n", path.filename().string(), reason);
+      });
+  const fs::path checkpoint = loaded.checkpoint;
   torch::Generator generator = at::detail::createCPUGenerator(seed);
-
-  // Env i runs quota[i] episodes; after that its steps are ignored.
-  std::vector<int64_t> quota(num_envs, episodes / num_envs);
-  for (int64_t i = 0; i < episodes % num_envs; ++i) ++quota[i];
-  std::vector<double> running(num_envs, 0.0), returns;
-  std::vector<float> actions(num_envs * spec.action_size());
-  vec.reset();
-  auto state = model->initial_state(num_envs, device);
-  auto starts = torch::ones({1, num_envs}, torch::kBool);
-  while (static_cast<int64_t>(returns.size()) < episodes) {
-    auto obs = torch::from_blob(const_cast<float*>(vec.obs().data()), {1, num_envs, vec.obs_size()}).to(device);
-    auto out = model->forward(obs, state, starts.to(device));
-    agents::ActionDistribution dist(spec, out.logits[0].to(torch::kCPU));
-    spec.to_env_actions(deterministic ? dist.mode() : dist.sample(generator), actions);
-    vec.step(actions);
-    auto* start_flags = starts.data_ptr<bool>();
-    for (int i = 0; i < num_envs; ++i) {
-      const bool done = vec.terminated()[i] || vec.truncated()[i];
-      start_flags[i] = done;
-      if (quota[i] == 0) continue;
-      running[i] += vec.rewards()[i];
-      if (done) {
-        returns.push_back(running[i]);
-        running[i] = 0.0;
-        --quota[i];
-      }
-    }
-    state = out.state;
-  }
+  // Env i runs a fixed share of the episodes (agents::episode_quota), so short episodes are not over-represented.
+  std::vector<double> returns;
+  agents::run_episodes(vec, *loaded.policy, spec, agents::episode_quota(episodes, num_envs), deterministic, generator,
+                       /*record_transitions=*/false,
+                       [&](agents::EpisodeRecord&& r) { returns.push_back(r.episode_return); });
 
   const double mean = std::accumulate(returns.begin(), returns.end(), 0.0) / returns.size();
   double var = 0.0;

@@ -19,6 +19,8 @@ constexpr const char* kUsage = R"(usage: rlm <command> [options]
   train --resume RUN_DIR [key.path=value ...] continue a run from its newest checkpoint
   eval  --run RUN_DIR [--episodes N] [--deterministic] [--checkpoint FILE]
   bench [--quick] [--device D] [--json FILE] end-to-end PPO throughput
+  bench sac [--quick] [--updates N] [--threads K] [--pomdp-baselines PATH] [--json FILE]
+                                            off-policy updates/s per backend (vs pomdp-baselines)
   bench-memory [--device D] [--sequences N] [--steps T] [--only TYPE] [--json FILE]
                                              scan and memory backends: minibatch fwd+bwd, step latency
   envs                                       list environment ids with their spaces

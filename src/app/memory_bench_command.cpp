@@ -9,10 +9,10 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "agents/experiment_config.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
-#include "core/config.hpp"
 #include "memory/registry.hpp"
 #include "scan/linear_scan.hpp"
 
@@ -103,12 +103,14 @@ int memory_bench_command(const Args& args) {
     auto copy_dst = torch::empty_like(a);
     const double copy_s = median_seconds(device, 5, [&] { copy_dst.copy_(a); });
     const double copy_bw = 2.0 * static_cast<double>(a.numel()) * 4 / copy_s;
-    fmt::print("linear_scan float32 forward [T {}, B {}, C {}] on {}: {:.2f} ms, naive loop {:.2f} ms ({:.1f}x); "
-               "{:.1f} GB/s against copy {:.1f} GB/s ({:.0f}%)\n",
-               scan_steps, batch, channels, device.str(), scan_s * 1e3, loop_s * 1e3, loop_s / scan_s,
-               bytes / scan_s / 1e9, copy_bw / 1e9, 100 * bytes / scan_s / copy_bw);
-    results["linear_scan"] = {{"steps", scan_steps},       {"batch", batch},           {"channels", channels},
-                              {"scan_ms", scan_s * 1e3},   {"loop_ms", loop_s * 1e3},  {"gb_per_s", bytes / scan_s / 1e9},
+    fmt::print(
+        "linear_scan float32 forward [T {}, B {}, C {}] on {}: {:.2f} ms, naive loop {:.2f} ms ({:.1f}x); "
+        "{:.1f} GB/s against copy {:.1f} GB/s ({:.0f}%)\n",
+        scan_steps, batch, channels, device.str(), scan_s * 1e3, loop_s * 1e3, loop_s / scan_s, bytes / scan_s / 1e9,
+        copy_bw / 1e9, 100 * bytes / scan_s / copy_bw);
+    results["linear_scan"] = {{"steps", scan_steps},           {"batch", batch},
+                              {"channels", channels},          {"scan_ms", scan_s * 1e3},
+                              {"loop_ms", loop_s * 1e3},       {"gb_per_s", bytes / scan_s / 1e9},
                               {"copy_gb_per_s", copy_bw / 1e9}};
   }
 
@@ -130,7 +132,9 @@ int memory_bench_command(const Args& args) {
     if (autograd_gb > 8.0) {
       fmt::print("{:<28} {:>12} {:>20} {:>22} {:>18}\n", c.name, parameters,
                  fmt::format("needs ~{:.0f} GB", autograd_gb), "-", "-");
-      backends.push_back({{"backend", c.name}, {"type", c.config.type}, {"parameters", parameters},
+      backends.push_back({{"backend", c.name},
+                          {"type", c.config.type},
+                          {"parameters", parameters},
                           {"skipped", fmt::format("autograd would keep ~{:.0f} GB of states", autograd_gb)}});
       continue;
     }

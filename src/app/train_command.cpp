@@ -10,11 +10,11 @@
 #include <memory>
 
 #include "agents/checkpoint.hpp"
-#include "agents/ppo.hpp"
+#include "agents/experiment_config.hpp"
+#include "agents/trainer.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
-#include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/resume_policy.hpp"
 #include "core/run_lock.hpp"
@@ -34,7 +34,7 @@ extern "C" void request_stop(int signal) {
 }
 
 /// 0 when training finished, else the shell's exit status for the signal that stopped it (130 SIGINT, 143 SIGTERM).
-int train_until_done_or_stopped(agents::PpoTrainer& trainer, const fs::path& run_dir) {
+int train_until_done_or_stopped(agents::Trainer& trainer, const fs::path& run_dir) {
   g_stop_signal = 0;
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
@@ -64,10 +64,11 @@ fs::path new_run_dir(const Config& config) {
   return dir;
 }
 
-/// Builds the trainer; a value only it can judge (env id, device, max_seq_len) is reported where it was set.
-std::unique_ptr<agents::PpoTrainer> make_trainer(const Config& config, const fs::path& run_dir,
-                                                 const ConfigOrigins& origins, const std::string& source) {
-  return with_config_locations(origins, source, [&] { return std::make_unique<agents::PpoTrainer>(config, run_dir); });
+/// Builds the trainer algo.type names; a value only it can judge (env id, device, max_seq_len, action space) is
+/// reported where it was set.
+std::unique_ptr<agents::Trainer> make_trainer(const Config& config, const fs::path& run_dir,
+                                              const ConfigOrigins& origins, const std::string& source) {
+  return with_config_locations(origins, source, [&] { return agents::make_trainer(config, run_dir); });
 }
 
 void report_leftovers(const fs::path& run_dir) {
@@ -83,7 +84,7 @@ int resume(const fs::path& run_dir, const std::vector<std::string>& overrides) {
   const Config saved = load_config(config_file);
   ConfigOrigins origins;
   const Config config = load_config(config_file, overrides, &origins);
-  check_resume_changes(saved, config, origins);
+  check_resume_changes(config_values(saved), config_values(config), origins);
   auto trainer = make_trainer(config, run_dir, origins, config_file.string());
   report_leftovers(run_dir);
   const auto report = trainer->resume();

@@ -17,7 +17,7 @@ constexpr std::pair<std::string_view, std::string_view> kRefused[] = {
     {"experiment.seed", "every random stream of the run is derived from it"},
     {"env.", "the run's episodes and its observation and action layout come from it"},
     {"model.", "the checkpoint holds a model of the saved architecture"},
-    {"algo.name", "the run's trainer is fixed"},
+    {"algo.type", "the run's trainer is fixed"},
     {"algo.batch_mode", "the run's trainer is fixed"},
     {"algo.kl_coeff", "it is the initial KL coefficient; the adapted one is restored from the checkpoint"},
 };
@@ -37,9 +37,8 @@ std::optional<std::string> resume_refusal(const std::string& key) {
   return std::nullopt;
 }
 
-void check_resume_changes(const Config& saved, const Config& requested, const ConfigOrigins& origins) {
-  const auto before = config_values(saved);
-  const auto after = config_values(requested);
+void check_resume_changes(const std::map<std::string, std::string>& before,
+                          const std::map<std::string, std::string>& after, const ConfigOrigins& origins) {
   for (const auto& [key, value] : after) {
     const auto it = before.find(key);
     if (it == before.end() || it->second == value) continue;

@@ -27,6 +27,8 @@ enum SeedStream : uint64_t {
   kTorchStream = 2,      ///< torch's generator (action sampling, parameter init)
   kMinibatchStream = 3,  ///< minibatch order in SGD epochs
   kEvalStream = 4,       ///< evaluation episodes
+  kReplayStream = 5,     ///< {kReplayStream, update}: the windows an off-policy update samples
+  kUpdateStream = 6,     ///< {kUpdateStream, update}: an off-policy update's reparameterisation/smoothing noise
 };
 
 }  // namespace rlm

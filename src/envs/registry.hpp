@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
 #include "envs/env.hpp"
+#include "envs/env_config.hpp"
 
 namespace rlm::envs {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
 #include "memory/memory.hpp"
+#include "memory/memory_config.hpp"
 
 namespace rlm::memory {
 

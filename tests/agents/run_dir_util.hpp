@@ -23,7 +23,8 @@ inline std::vector<nlohmann::json> metrics_without_timing(const std::filesystem:
   std::ifstream in(run_dir / "metrics.jsonl");
   for (std::string line; std::getline(in, line);) {
     auto row = nlohmann::json::parse(line);
-    for (const char* key : {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds"})
+    for (const char* key :
+         {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds", "charts/update_seconds"})
       row.erase(key);
     rows.push_back(row);
   }

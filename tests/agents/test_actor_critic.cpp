@@ -1,10 +1,11 @@
 // The network around the memory: episode positions for the sine embedding, stepping equals sequence mode with the
 // embedding and a post-processor, and the SHM-code layout (ReLU, post Linear, heads without activation).
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
+
 #include "agents/actor_critic.hpp"
-#include "core/config.hpp"
+#include "agents/experiment_config.hpp"
 
 using rlm::agents::ActorCritic;
 using rlm::agents::episode_positions;

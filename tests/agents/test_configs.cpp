@@ -3,8 +3,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "agents/experiment_config.hpp"
 #include "agents/ppo.hpp"
-#include "core/config.hpp"
+#include "agents/trainer.hpp"
 
 namespace fs = std::filesystem;
 
@@ -17,11 +18,11 @@ TEST_CASE("every config under configs/ is valid", "[agents][configs]") {
     INFO(entry.path().string());
     const auto config = rlm::load_config(entry.path(), {"experiment.device=cpu"});
     const auto run_dir = fs::temp_directory_path() / "rlm-config-check-unused";
-    CHECK_NOTHROW(rlm::agents::PpoTrainer(config, run_dir));
+    CHECK_NOTHROW(rlm::agents::make_trainer(config, run_dir));
     CHECK_FALSE(fs::exists(run_dir));  // building a trainer writes nothing
     ++count;
   }
-  CHECK(count >= 73);  // 22 configs + 51 under configs/repro: raise it with every new file, so a lost one fails
+  CHECK(count >= 79);  // 22 + 6 under configs/offpolicy + 51 under configs/repro: raise it with every new file
 }
 
 TEST_CASE("env.markovian and env.discrete_action reach the trainer's envs", "[agents][configs]") {

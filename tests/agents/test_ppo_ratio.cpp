@@ -4,18 +4,17 @@
 // deterministic memories the two must agree to float precision; a mismatch in state handling, resets, padding or an
 // acting path shows up here as a ratio far from 1. (With their default random draws in training, SHM's θ rows and the
 // spiking thresholds, the deviation was 2e-3 to 6e-2 in this setting: the metric does see a difference.)
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "agents/experiment_config.hpp"
 #include "agents/ppo.hpp"
-#include "core/config.hpp"
 
 namespace fs = std::filesystem;
 

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "agents/checkpoint.hpp"
+#include "agents/experiment_config.hpp"
 #include "agents/ppo.hpp"
-#include "core/config.hpp"
 #include "core/error.hpp"
 #include "run_dir_util.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
+#include "agents/experiment_config.hpp"
 #include "core/config_suggest.hpp"
 #include "core/error.hpp"
 
@@ -50,7 +50,7 @@ TEST_CASE("defaults are the POPGym paper's PPO values", "[config]") {
   CHECK(c.model.head_sizes == std::vector<int>{128, 128});
   CHECK(c.model.memory.type == "gru");
   CHECK(c.model.memory.hidden_size == 256);
-  CHECK(c.algo.name == "ppo");
+  CHECK(c.algo.type == "ppo");
   CHECK(c.algo.total_steps == 15000000);
   CHECK(c.algo.steps_per_env == 1024);
   CHECK(c.algo.batch_mode == "complete_episodes");

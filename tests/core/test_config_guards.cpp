@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
+#include "agents/experiment_config.hpp"
 #include "core/error.hpp"
 #include "core/resume_policy.hpp"
 
@@ -123,7 +123,7 @@ TEST_CASE("resume policy: budgets and optimiser settings apply, what built the r
   }
   for (const std::string key :
        {"model.memory.hidden_size", "model.head_sizes", "model.memory.type", "env.id", "env.num_envs",
-        "env.previous_action", "experiment.seed", "experiment.name", "algo.kl_coeff", "algo.name"}) {
+        "env.previous_action", "experiment.seed", "experiment.name", "algo.kl_coeff", "algo.type"}) {
     INFO(key);
     CHECK(rlm::resume_refusal(key));
   }
@@ -138,12 +138,12 @@ TEST_CASE("check_resume_changes names the override of a refused key", "[config][
   const rlm::Config saved = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml");
   rlm::ConfigOrigins origins;
   const rlm::Config lr = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml", {"algo.lr=0.001"}, &origins);
-  CHECK_NOTHROW(rlm::check_resume_changes(saved, lr, origins));
+  CHECK_NOTHROW(rlm::check_resume_changes(rlm::config_values(saved), rlm::config_values(lr), origins));
 
   const rlm::Config wider =
       rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml", {"model.memory.hidden_size=128"}, &origins);
   try {
-    rlm::check_resume_changes(saved, wider, origins);
+    rlm::check_resume_changes(rlm::config_values(saved), rlm::config_values(wider), origins);
     FAIL("no error");
   } catch (const rlm::ConfigError& e) {
     CHECK(std::string(e.what()) ==
@@ -153,5 +153,30 @@ TEST_CASE("check_resume_changes names the override of a refused key", "[config][
   }
   // Setting a refused key to the value it already has is no change.
   const rlm::Config same = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml", {"env.num_envs=8"}, &origins);
-  CHECK_NOTHROW(rlm::check_resume_changes(saved, same, origins));
+  CHECK_NOTHROW(rlm::check_resume_changes(rlm::config_values(saved), rlm::config_values(same), origins));
+}
+
+TEST_CASE("a key the chosen trainer does not read is an error, not a silently ignored setting", "[config]") {
+  CHECK(error_of("algo:\n  type: sacd\n  lr: 1e-3\n") ==
+        "x.yaml:3: algo.lr is a PPO option; algo.type = sacd does not read it (its options are in algo.off_policy, "
+        "algo.sacd and model.off_policy)");
+  CHECK_THAT(error_of("algo:\n  type: sac\n", {"model.head_sizes=[32]"}),
+             Catch::StartsWith("command line: model.head_sizes=[32]: model.head_sizes is a PPO option"));
+  CHECK(error_of("algo:\n  sacd:\n    entropy_alpha: 0.2\n") ==
+        "x.yaml:3: algo.sacd.entropy_alpha is an option of the off-policy trainers; algo.type = ppo does not read it");
+  CHECK_THAT(error_of("algo:\n  type: sac\n  sacd:\n    target_entropy_ratio: 0.5\n"),
+             Catch::Contains("algo.sacd.target_entropy_ratio is an option of algo.type = sacd, but algo.type = sac"));
+  CHECK_THAT(error_of("model:\n  critic_memory:\n    type: shm\n"),
+             Catch::Contains("model.critic_memory.type is an option of the off-policy trainers"));
+  // A value equal to the default changes nothing (a run folder's config.yaml writes every key).
+  CHECK(error_of("algo:\n  type: sacd\n  lr: 5e-05\n  sacd:\n    entropy_alpha: 0.1\n").empty());
+  CHECK(error_of("algo:\n  type: td3\n  off_policy:\n    lr: 1e-3\n  td3:\n    target_noise: 0.3\n").empty());
+  // Off-policy configs skip PPO's cross-field checks (minibatch vs rollout).
+  CHECK(error_of("env:\n  num_envs: 1\nalgo:\n  type: sacd\n").empty());
+  // Only a per-network memory may say "same".
+  CHECK(error_of("algo:\n  type: sacd\nmodel:\n  actor_memory:\n    type: gru\n").empty());
+  CHECK_THAT(error_of("model:\n  memory:\n    type: same\n"), Catch::Contains("is not one of ffm, gru"));
+  // The resolved config of an off-policy run reads back as the same config.
+  auto c = rlm::parse_config("algo:\n  type: sacd\nmodel:\n  critic_memory:\n    type: shm\n", "x.yaml");
+  CHECK(rlm::parse_config(rlm::to_yaml(c), "config.yaml") == c);
 }

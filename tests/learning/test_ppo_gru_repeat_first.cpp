@@ -1,15 +1,14 @@
 // Learning test: PPO + GRU must learn POPGym RepeatFirstEasy (recall the first card's suit for 51 steps) to a mean
 // episode return >= 0.9 (best 1.0, random -0.5, a memoryless policy at best about -0.25) within the fixed step
 // budget of configs/gru_repeat_first.yaml, on CPU.
-#include <catch2/catch.hpp>
-
-#include <cstdlib>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 
+#include "agents/experiment_config.hpp"
 #include "agents/ppo.hpp"
-#include "core/config.hpp"
 
 namespace fs = std::filesystem;
 

@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "core/config.hpp"
+#include "agents/experiment_config.hpp"
 #include "memory/ffm.hpp"
 #include "memory/registry.hpp"
 

@@ -1,12 +1,12 @@
 // The registry and the config agree: every model.memory.type a config accepts builds a backend, and each backend
 // honours the Memory contract's shapes (y [T, B, output_size], batch-first state, select_batch/detach round trip).
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 
-#include "core/config.hpp"
+#include "agents/experiment_config.hpp"
 #include "memory/registry.hpp"
 
 TEST_CASE("memory registry: config choices and registered backends are the same list", "[memory][registry]") {

@@ -1,7 +1,10 @@
-// Reading, checking and writing Config. Every step walks the same visit() declarations in config.hpp:
-// FieldReader parses one YAML key into its field, Writer emits every field, KeyCollector lists the known keys.
-#include "core/config.hpp"
-
+// The engine behind every config schema: reads a YAML document into a root struct (any struct whose visit() lists
+// its fields and sections, core/config_schema.hpp), applies key.path=value overrides, and writes, lists and
+// compares keys. Header-only, included by the one file that instantiates it for the experiment config
+// (agents/experiment_config.cpp), so no other file compiles yaml-cpp.
+// FieldReader parses one YAML key into its field, Writer emits every field, KeyCollector lists the known keys,
+// ValueCollector collects every value as text.
+#pragma once
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
@@ -10,34 +13,23 @@
 #include <cfloat>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
-#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "core/config_io.hpp"
+#include "core/config_schema.hpp"
 #include "core/config_suggest.hpp"
 #include "core/error.hpp"
 
-namespace rlm {
-namespace {
+namespace rlm::config_reader {
 
 using config_detail::join;
 using config_detail::split;
-
-[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
-
-std::string trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
-}
-
-std::string did_you_mean(const std::string& unknown) {
-  const auto hint = config_detail::suggest_key(unknown, config_keys());
-  return hint ? fmt::format(" (did you mean '{}'?)", *hint) : std::string();
-}
-
-// ---- scalars ----
 
 /// Where a value came from: a file (errors say file:line) or one command-line override (errors quote it).
 struct Source {
@@ -45,6 +37,7 @@ struct Source {
   bool command_line = false;
   std::string override_key;  ///< the key path an override token names; its errors need not repeat it
   std::map<std::string, std::string>* origins = nullptr;  ///< key path -> where it was last set
+  const std::vector<std::string>* known_keys = nullptr;   ///< every key path of the schema, for did-you-mean hints
 
   std::string at(const YAML::Node& node) const {
     if (command_line) return "command line: " + name;
@@ -53,25 +46,43 @@ struct Source {
   }
 };
 
-std::string describe(const YAML::Node& node) {
+inline std::string did_you_mean(const std::string& unknown, const std::vector<std::string>& known) {
+  const auto hint = config_detail::suggest_key(unknown, known);
+  return hint ? fmt::format(" (did you mean '{}'?)", *hint) : std::string();
+}
+inline std::string did_you_mean(const std::string& unknown, const Source& src) {
+  return src.known_keys ? did_you_mean(unknown, *src.known_keys) : std::string();
+}
+
+[[noreturn]] inline void fail(const std::string& message) { throw ConfigError(message); }
+
+inline std::string trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
+}
+
+// ---- scalars ----
+
+inline std::string describe(const YAML::Node& node) {
   if (!node || node.IsNull()) return "nothing";
   if (node.IsMap()) return "a map";
   if (node.IsSequence()) return "a list";
   return fmt::format("'{}'", node.Scalar());
 }
 
-[[noreturn]] void type_error(const std::string& at, const YAML::Node& node, const std::string& path, const Source& src,
-                             std::string_view expected) {
+[[noreturn]] inline void type_error(const std::string& at, const YAML::Node& node, const std::string& path,
+                                    const Source& src, std::string_view expected) {
   const bool path_in_token = src.command_line && path == src.override_key;
   fail(fmt::format("{}: {}expected {}, got {}", at, path_in_token ? "" : path + ": ", expected, describe(node)));
 }
 
 /// YAML allows a leading '+'; from_chars does not.
-std::string_view without_plus(std::string_view s) {
+inline std::string_view without_plus(std::string_view s) {
   return s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-' ? s.substr(1) : s;
 }
 
-std::optional<double> to_number(std::string_view s) {
+inline std::optional<double> to_number(std::string_view s) {
   s = without_plus(s);
   double x = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
@@ -80,7 +91,7 @@ std::optional<double> to_number(std::string_view s) {
 }
 
 /// Integers may be written as 15000000 or 1.5e7, but not 1.5.
-std::optional<int64_t> to_integer(std::string_view s) {
+inline std::optional<int64_t> to_integer(std::string_view s) {
   const std::string_view digits = without_plus(s);
   int64_t i = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), i);
@@ -90,7 +101,7 @@ std::optional<int64_t> to_integer(std::string_view s) {
   return static_cast<int64_t>(*x);
 }
 
-std::optional<bool> to_bool(std::string_view s) {
+inline std::optional<bool> to_bool(std::string_view s) {
   for (std::string_view t : {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"}) {
     if (s == t) return true;
   }
@@ -100,17 +111,17 @@ std::optional<bool> to_bool(std::string_view s) {
   return std::nullopt;
 }
 
-std::string format_range(const Range& r) {
+inline std::string format_range(const Range& r) {
   return fmt::format("{}{}, {}{}", r.lo_open ? '(' : '[', r.lo, r.hi, r.hi_open ? ')' : ']');
 }
 
-bool contains(const Range& r, double x) {
+inline bool contains(const Range& r, double x) {
   return (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
 }
 
 /// `range` narrowed to what T can hold, so an int field reports [1, 2147483647] rather than overflowing.
 template <class T>
-Range representable(Range r) {
+inline Range representable(Range r) {
   const double lo = static_cast<double>(std::numeric_limits<T>::min());
   const double hi = static_cast<double>(std::numeric_limits<T>::max());
   if (sizeof(T) < sizeof(int64_t) && r.lo < lo) r = {lo, r.hi, false, r.hi_open};
@@ -119,8 +130,8 @@ Range representable(Range r) {
 }
 
 template <class T>
-T read_integer(const std::string& at, const YAML::Node& node, const std::string& path, const Source& src,
-               const Range& range) {
+inline T read_integer(const std::string& at, const YAML::Node& node, const std::string& path, const Source& src,
+                      const Range& range) {
   const auto value = node.IsScalar() ? to_integer(node.Scalar()) : std::nullopt;
   if (!value) type_error(at, node, path, src, "an integer");
   const Range r = representable<T>(range);
@@ -134,7 +145,7 @@ T read_integer(const std::string& at, const YAML::Node& node, const std::string&
 
 /// yaml-cpp reads a quoted scalar whose closing quote is missing up to the end of the text, swallowing every later
 /// line into one string; reject that. `text` is what was parsed, `mark` where a scalar starts.
-std::optional<std::string> unterminated_quote(std::string_view text, const YAML::Mark& mark) {
+inline std::optional<std::string> unterminated_quote(std::string_view text, const YAML::Mark& mark) {
   if (mark.is_null() || mark.pos < 0 || static_cast<size_t>(mark.pos) >= text.size()) return std::nullopt;
   const char quote = text[static_cast<size_t>(mark.pos)];
   if (quote != '"' && quote != '\'') return std::nullopt;
@@ -153,7 +164,7 @@ std::optional<std::string> unterminated_quote(std::string_view text, const YAML:
 }
 
 /// Throws at the first scalar of `node` (keys included) that opens a quote and never closes it.
-void check_quotes(const YAML::Node& node, std::string_view text, const std::string& where) {
+inline void check_quotes(const YAML::Node& node, std::string_view text, const std::string& where) {
   if (node.IsScalar()) {
     if (const auto problem = unterminated_quote(text, node.Mark())) {
       fail(fmt::format("{}:{}:{}: malformed YAML: {}", where, node.Mark().line + 1, node.Mark().column + 1, *problem));
@@ -279,7 +290,7 @@ void read_section(const YAML::Node& map, S& section, const std::string& prefix, 
     section.visit(reader);
     if (!reader.found()) {
       fail(fmt::format("{}: unknown {} '{}'{}", src.at(key_node), prefix.empty() ? "section" : "key", path,
-                       did_you_mean(path)));
+                       did_you_mean(path, src)));
     }
   }
 }
@@ -361,9 +372,9 @@ class ValueCollector {
   std::map<std::string, std::string>& values_;
 };
 
-// ---- overrides and cross-field checks ----
+// ---- whole documents ----
 
-YAML::Node nest(const std::vector<std::string>& path, size_t i, const YAML::Node& leaf) {
+inline YAML::Node nest(const std::vector<std::string>& path, size_t i, const YAML::Node& leaf) {
   if (i == path.size()) return leaf;
   YAML::Node map(YAML::NodeType::Map);
   map[path[i]] = nest(path, i + 1, leaf);
@@ -371,8 +382,9 @@ YAML::Node nest(const std::vector<std::string>& path, size_t i, const YAML::Node
 }
 
 /// Applies one "key.path=value" token: the value is wrapped as {key: {path: value}} and read like a file.
-void apply_override(Config& config, const std::string& token, std::map<std::string, std::string>& origins) {
-  const std::vector<std::string> known = config_keys();
+template <class Root>
+void apply_override(Root& config, const std::string& token, std::map<std::string, std::string>& origins,
+                    const std::vector<std::string>& known) {
   const size_t eq = token.find('=');
   if (eq == std::string::npos) {
     const std::string key = trim(token);
@@ -383,7 +395,7 @@ void apply_override(Config& config, const std::string& token, std::map<std::stri
   }
   const std::string key = trim(std::string_view(token).substr(0, eq));
   if (std::find(known.begin(), known.end(), key) == known.end()) {
-    fail(fmt::format("command line: {}: unknown key '{}'{}", token, key, did_you_mean(key)));
+    fail(fmt::format("command line: {}: unknown key '{}'{}", token, key, did_you_mean(key, known)));
   }
   YAML::Node value;
   const std::string text = token.substr(eq + 1);
@@ -397,91 +409,31 @@ void apply_override(Config& config, const std::string& token, std::map<std::stri
   } catch (const ConfigError&) {
     fail(fmt::format("command line: {}: malformed YAML value: unterminated quote", token));
   }
-  read_section(nest(split(key, '.'), 0, value), config, "", Source{token, true, key, &origins});
+  read_section(nest(split(key, '.'), 0, value), config, "", Source{token, true, key, &origins, &known});
 }
 
-/// Checks that involve more than one field. `report(keys, message)` throws; `keys` are the fields involved,
-/// the one most likely at fault first (the error points at the first of them that the file or command line set).
-template <class Report>
-void check_cross_fields(const Config& c, Report&& report) {
-  const int64_t rollout = static_cast<int64_t>(c.env.num_envs) * c.algo.steps_per_env;
-  if (c.algo.minibatch_size > rollout) {
-    report({"algo.minibatch_size", "env.num_envs", "algo.steps_per_env"},
-           fmt::format("algo.minibatch_size = {} is larger than one rollout, env.num_envs * algo.steps_per_env = "
-                       "{} * {} = {}",
-                       c.algo.minibatch_size, c.env.num_envs, c.algo.steps_per_env, rollout));
-  }
-  const std::string& name = c.experiment.name;
-  const bool control = std::any_of(name.begin(), name.end(),
-                                   [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
-  if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos || name == "." || name == ".." ||
-      control || name.size() > 100) {
-    report({"experiment.name"},
-           fmt::format("experiment.name = '{}' must be one folder name: no '/' or '\\', not '.' or '..', no control "
-                       "characters, at most 100 characters",
-                       control ? std::string("<with control characters>") : name.substr(0, 120)));
-  }
-  const std::string& runs_dir = c.experiment.runs_dir;
-  if (std::any_of(runs_dir.begin(), runs_dir.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20; })) {
-    report({"experiment.runs_dir"}, "experiment.runs_dir must not contain control characters");
-  }
-  const auto& spiking = c.model.memory.spiking;
-  if (spiking.noise_low > spiking.noise_high) {
-    report({"model.memory.spiking.noise_low", "model.memory.spiking.noise_high"},
-           fmt::format("model.memory.spiking.noise_low = {} exceeds model.memory.spiking.noise_high = {}",
-                       spiking.noise_low, spiking.noise_high));
-  }
-  const auto& kf = c.model.memory.kf;
-  if (kf.variant == "vssm" && kf.process_noise == "input_dependent") {
-    report({"model.memory.kf.process_noise", "model.memory.kf.variant"},
-           "model.memory.kf.process_noise = input_dependent needs variant kf or kf_u (vssm has no noise)");
-  }
-  if (kf.variant == "vssm" && kf.output_features == "mean_cov") {
-    report({"model.memory.kf.output_features", "model.memory.kf.variant"},
-           "model.memory.kf.output_features = mean_cov needs variant kf or kf_u (vssm has no variance)");
-  }
-  if (c.env.num_threads > c.env.num_envs) {
-    report({"env.num_threads", "env.num_envs"},
-           fmt::format("env.num_threads = {} is more than env.num_envs = {}", c.env.num_threads, c.env.num_envs));
-  }
+/// Every key path of Root, sections included, in declaration order.
+template <class Root>
+std::vector<std::string> keys_of() {
+  std::vector<std::string> out;
+  Root defaults;
+  KeyCollector collector("", out);
+  defaults.visit(collector);
+  return out;
 }
 
-}  // namespace
-
-std::vector<std::string> config_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> out;
-    Config defaults;
-    KeyCollector collector("", out);
-    defaults.visit(collector);
-    return out;
-  }();
-  return keys;
-}
-
-std::optional<int64_t> parse_integer(std::string_view text) { return to_integer(text); }
-
-std::map<std::string, std::string> config_values(const Config& config) {
+/// Every field's key path and its value as YAML text.
+template <class Root>
+std::map<std::string, std::string> values_of(const Root& root) {
   std::map<std::string, std::string> values;
-  Config copy = config;
+  Root copy = root;
   ValueCollector collector("", values);
   copy.visit(collector);
   return values;
 }
 
-void validate(const Config& config) {
-  check_cross_fields(config,
-                     [](std::initializer_list<std::string_view>, const std::string& message) { fail(message); });
-}
-
-std::string locate(const ConfigOrigins& origins, const std::string& key, const std::string& source,
-                   const std::string& message) {
-  const auto it = origins.find(key);
-  return fmt::format("{}: {}", it != origins.end() ? it->second : source, message);
-}
-
-Config parse_config(const std::string& yaml_text, const std::string& source_name,
-                    const std::vector<std::string>& overrides, ConfigOrigins* origins_out) {
+/// The one YAML document of `yaml_text` (several documents, a malformed one or an unterminated quote are errors).
+inline YAML::Node load_document(const std::string& yaml_text, const std::string& source_name) {
   YAML::Node root;
   try {
     const std::vector<YAML::Node> documents = YAML::LoadAll(yaml_text);
@@ -496,41 +448,48 @@ Config parse_config(const std::string& yaml_text, const std::string& source_name
     fail(fmt::format("{}:{}:{}: malformed YAML: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   check_quotes(root, yaml_text, source_name);
-  Config config;
-  std::map<std::string, std::string> origins;
-  read_section(root, config, "", Source{source_name, false, "", &origins});
-  for (const std::string& token : overrides) apply_override(config, token, origins);
-  check_cross_fields(config, [&](std::initializer_list<std::string_view> keys, const std::string& message) {
-    for (std::string_view key : keys) {
-      const auto it = origins.find(std::string(key));
-      if (it != origins.end()) fail(fmt::format("{}: {}", it->second, message));
-    }
-    fail(fmt::format("{}: {}", source_name, message));
-  });
+  return root;
+}
+
+/// Checks that involve more than one field: check(root, origins, report) calls report(keys, message) for a problem,
+/// `keys` the fields involved, the one most likely at fault first; the error points at the first of them that the
+/// file or command line set.
+using Report = std::function<void(std::initializer_list<std::string_view>, const std::string&)>;
+template <class Root>
+using CrossCheck = std::function<void(const Root&, const ConfigOrigins&, const Report&)>;
+
+/// Reads `yaml_text` into a Root, applies the overrides, runs the cross-field check.
+template <class Root>
+Root parse_root(const std::string& yaml_text, const std::string& source_name, const std::vector<std::string>& overrides,
+                ConfigOrigins* origins_out, const CrossCheck<Root>& check) {
+  static const std::vector<std::string> known = keys_of<Root>();
+  const YAML::Node document = load_document(yaml_text, source_name);
+  Root root;
+  ConfigOrigins origins;
+  read_section(document, root, "", Source{source_name, false, "", &origins, &known});
+  for (const std::string& token : overrides) apply_override(root, token, origins, known);
+  if (check) {
+    check(root, origins, [&](std::initializer_list<std::string_view> keys, const std::string& message) {
+      for (std::string_view key : keys) {
+        const auto it = origins.find(std::string(key));
+        if (it != origins.end()) fail(fmt::format("{}: {}", it->second, message));
+      }
+      fail(fmt::format("{}: {}", source_name, message));
+    });
+  }
   if (origins_out) *origins_out = std::move(origins);
-  return config;
+  return root;
 }
 
-Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides,
-                   ConfigOrigins* origins) {
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) fail(fmt::format("config file '{}' not found", file.string()));
-  if (std::filesystem::is_directory(file, ec)) fail(fmt::format("config file '{}' is a directory", file.string()));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail(fmt::format("config file '{}' cannot be read", file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), file.string(), overrides, origins);
-}
-
-std::string to_yaml(const Config& config) {
+/// Every key written, a blank line between sections, for the reader of a run folder's config.yaml.
+template <class Root>
+std::string to_yaml_text(const Root& root) {
   YAML::Emitter out;
-  Config copy = config;  // visit() is non-const: one declaration serves reading and writing
+  Root copy = root;  // visit() is non-const: one declaration serves reading and writing
   Writer writer(out);
   out << YAML::BeginMap;
   copy.visit(writer);
   out << YAML::EndMap;
-  // A blank line between sections, for the reader of a run folder's config.yaml.
   std::string text;
   for (const std::string& line : split(out.c_str(), '\n')) {
     if (!text.empty() && !line.empty() && line[0] != ' ') text += '\n';
@@ -539,4 +498,4 @@ std::string to_yaml(const Config& config) {
   return text;
 }
 
-}  // namespace rlm
+}  // namespace rlm::config_reader

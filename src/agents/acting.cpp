@@ -1,0 +1,98 @@
+#include "agents/acting.hpp"
+
+#include <algorithm>
+
+namespace rlm::agents {
+
+torch::Tensor UniformRandomPolicy::act(const torch::Tensor& obs, const torch::Tensor&, const torch::Tensor&,
+                                       const torch::Tensor&, bool, const torch::Generator& generator) {
+  const int64_t n = obs.size(0);
+  if (spec_.continuous) {
+    return torch::rand({n, spec_.action_size()}, generator, torch::kFloat32) * 2.0 - 1.0;
+  }
+  auto actions = torch::empty({n, spec_.action_size()}, torch::kFloat32);
+  for (int64_t c = 0; c < spec_.action_size(); ++c) {
+    actions.select(1, c).copy_(torch::randint(spec_.nvec[static_cast<size_t>(c)], {n}, generator, torch::kInt64));
+  }
+  return actions;
+}
+
+std::vector<int64_t> episode_quota(int64_t episodes, int num_envs) {
+  std::vector<int64_t> quota(static_cast<size_t>(num_envs), episodes / num_envs);
+  for (int64_t i = 0; i < episodes % num_envs; ++i) ++quota[static_cast<size_t>(i)];
+  return quota;
+}
+
+bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec,
+                  const std::vector<int64_t>& quota_in, bool deterministic, const torch::Generator& generator,
+                  bool record_transitions, const std::function<void(EpisodeRecord&&)>& on_episode,
+                  const std::function<bool()>& stop) {
+  torch::NoGradGuard no_grad;
+  const int n = envs.num_envs();
+  const int64_t obs_size = envs.obs_size();
+  const int64_t action_size = spec.action_size();
+  std::vector<int64_t> quota = quota_in;
+  quota.resize(static_cast<size_t>(n), 0);
+  int64_t remaining = 0;
+  for (int64_t q : quota) remaining += q;
+
+  envs.reset();
+  policy.begin(n);
+  std::vector<EpisodeRecord> running(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) running[static_cast<size_t>(i)].env = i;
+  auto starts = torch::ones({n}, torch::kBool);
+  auto prev_actions = torch::zeros({n, action_size}, torch::kFloat32);
+  auto prev_rewards = torch::zeros({n}, torch::kFloat32);
+  std::vector<float> env_actions(static_cast<size_t>(n * action_size));
+  while (remaining > 0) {
+    if (stop && stop()) return false;
+    const auto obs = torch::from_blob(const_cast<float*>(envs.obs().data()), {n, obs_size}, torch::kFloat32);
+    if (record_transitions) {
+      for (int i = 0; i < n; ++i) {
+        if (quota[static_cast<size_t>(i)] == 0) continue;
+        const float* o = envs.obs().data() + i * obs_size;
+        running[static_cast<size_t>(i)].obs.insert(running[static_cast<size_t>(i)].obs.end(), o, o + obs_size);
+      }
+    }
+    const auto actions = policy.act(obs, prev_actions, prev_rewards, starts, deterministic, generator).contiguous();
+    spec.to_env_actions(actions, env_actions);
+    envs.step(env_actions);
+
+    auto* start_flags = starts.data_ptr<bool>();
+    const float* action_data = actions.data_ptr<float>();
+    prev_actions.copy_(actions);
+    auto* prev_reward_data = prev_rewards.data_ptr<float>();
+    for (int i = 0; i < n; ++i) {
+      const bool done = envs.terminated()[i] || envs.truncated()[i];
+      start_flags[i] = done;
+      prev_reward_data[i] = envs.rewards()[i];
+      if (done) {
+        prev_actions[i].zero_();
+        prev_reward_data[i] = 0.0f;
+      }
+      auto& episode = running[static_cast<size_t>(i)];
+      if (quota[static_cast<size_t>(i)] == 0) continue;
+      episode.episode_return += envs.rewards()[i];
+      ++episode.length;
+      if (record_transitions) {
+        episode.actions.insert(episode.actions.end(), action_data + i * action_size,
+                               action_data + (i + 1) * action_size);
+        episode.rewards.push_back(envs.rewards()[i]);
+      }
+      if (!done) continue;
+      episode.terminated = envs.terminated()[i] != 0;
+      if (record_transitions) {
+        const float* last = envs.final_obs().data() + i * obs_size;
+        episode.obs.insert(episode.obs.end(), last, last + obs_size);
+      }
+      on_episode(std::move(episode));
+      episode = EpisodeRecord{};
+      episode.env = i;
+      --quota[static_cast<size_t>(i)];
+      --remaining;
+    }
+  }
+  return true;
+}
+
+}  // namespace rlm::agents

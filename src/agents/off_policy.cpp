@@ -1,0 +1,596 @@
+// Recurrent SAC / SAC-Discrete / TD3, top to bottom in the order it runs (models_algos.md §4):
+// 1. warm-up: the first algo.off_policy.warmup_episodes episodes use uniformly random actions;
+// 2. each iteration every env plays one whole episode with the stochastic policy (the actor stepped with T = 1 and its
+//    carried memory; previous action and reward 0 at an episode start), and the episodes go into the replay buffer in
+//    the order they ended; with env.num_envs = 1 this is pomdp-baselines' num_rollouts_per_iter = 1;
+// 3. updates: int(env_steps · ratio) once when the warm-up ends, then ceil(ratio · new steps) after each iteration
+//    (pomdp-baselines' float num_updates_per_iter); each samples batch_size windows (episode_replay.hpp) and runs
+//    critic step -> actor step -> Polyak update of the targets -> α step (§4.5), every loss a masked mean over real
+//    steps;
+// 4. every eval_interval episodes the deterministic policy plays eval_episodes episodes on separate eval envs;
+// 5. metrics (JSONL, CSV, TensorBoard), progress line, checkpoints.
+// Time alignment (§4.1): a window of T steps is fed as T + 1 positions, o_0..o_T with the action and reward before
+// each; Q is predicted at positions 0..T−1 and the target of position i reads position i + 1, so one pass over the
+// window serves both. Every forward starts from the initial state (no stored hidden states); windows starting
+// mid-episode see a zero previous action unless burn-in gives them their real context.
+// Random streams: acting from (seed, iteration), window sampling and update noise from (seed, update number), eval
+// from (seed, eval episode count), so a resume with the replay buffer in its checkpoint continues bitwise.
+#include "agents/off_policy.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "agents/checkpoint.hpp"
+#include "agents/off_policy_losses.hpp"
+#include "core/error.hpp"
+#include "core/metrics_logger.hpp"
+#include "core/progress.hpp"
+#include "core/seed.hpp"
+#include "envs/registry.hpp"
+
+namespace rlm::agents {
+namespace fs = std::filesystem;
+using torch::indexing::Slice;
+
+namespace {
+
+PolicyHead head_of(const std::string& type) {
+  if (type == "sacd") return PolicyHead::kCategorical;
+  if (type == "td3") return PolicyHead::kDeterministic;
+  return PolicyHead::kTanhGaussian;
+}
+
+torch::Generator generator_for(uint64_t seed) { return at::detail::createCPUGenerator(seed); }
+
+std::string describe_actions(const ActionSpec& spec) {
+  if (spec.continuous) return fmt::format("Box with {} dimensions", spec.low.size());
+  if (spec.nvec.size() == 1) return fmt::format("Discrete({})", spec.nvec[0]);
+  return fmt::format("MultiDiscrete with {} components", spec.nvec.size());
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+OffPolicyAgentImpl::OffPolicyAgentImpl(int64_t obs_size, const ActionSpec& spec, const Config& config)
+    : discrete_(!spec.continuous),
+      num_actions_(spec.continuous ? static_cast<int64_t>(spec.low.size()) : spec.nvec.at(0)) {
+  const auto& model = config.model;
+  const auto& actor_memory = model.memory_of(model.actor_memory);
+  const auto& critic_memory = model.memory_of(model.critic_memory);
+  const auto head = head_of(config.algo.type);
+  actor = register_module("actor",
+                          RecurrentActor(obs_size, num_actions_, num_actions_, head, model.off_policy, actor_memory));
+  critic =
+      register_module("critic", RecurrentCritic(obs_size, num_actions_, discrete_, model.off_policy, critic_memory));
+  critic_target = register_module("critic_target",
+                                  RecurrentCritic(obs_size, num_actions_, discrete_, model.off_policy, critic_memory));
+  copy_module_state(*critic_target, *critic);
+  for (auto& p : critic_target->parameters()) p.set_requires_grad(false);
+  if (head == PolicyHead::kDeterministic) {
+    actor_target = register_module(
+        "actor_target", RecurrentActor(obs_size, num_actions_, num_actions_, head, model.off_policy, actor_memory));
+    copy_module_state(*actor_target, *actor);
+    for (auto& p : actor_target->parameters()) p.set_requires_grad(false);
+  }
+  // pomdp-baselines: log α = 0 when tuned (α starts at 1; entropy_alpha is then ignored), else α = entropy_alpha.
+  const bool tuned =
+      config.algo.type == "sacd" ? config.algo.sacd.automatic_entropy_tuning : config.algo.sac.automatic_entropy_tuning;
+  const double fixed = config.algo.type == "sacd" ? config.algo.sacd.entropy_alpha : config.algo.sac.entropy_alpha;
+  log_alpha = register_parameter("log_alpha", torch::full({1}, tuned ? 0.0 : std::log(std::max(fixed, 1e-30))),
+                                 /*requires_grad=*/tuned);
+}
+
+torch::Tensor OffPolicyAgentImpl::network_actions(const torch::Tensor& actions) const {
+  if (!discrete_) return actions;
+  return torch::one_hot(actions.squeeze(-1).to(torch::kInt64), num_actions_).to(torch::kFloat32);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+OffPolicyActingPolicy::OffPolicyActingPolicy(OffPolicyAgent agent, const Config& config, torch::Device device)
+    : agent_(std::move(agent)),
+      type_(config.algo.type),
+      exploration_noise_(config.algo.td3.exploration_noise),
+      device_(device) {}
+
+void OffPolicyActingPolicy::begin(int64_t num_envs) { state_ = agent_->actor->initial_state(num_envs, device_); }
+
+torch::Tensor OffPolicyActingPolicy::act(const torch::Tensor& obs, const torch::Tensor& prev_actions,
+                                         const torch::Tensor& prev_rewards, const torch::Tensor& starts,
+                                         bool deterministic, const torch::Generator& generator) {
+  SequenceInputs in{obs.unsqueeze(0).to(device_), agent_->network_actions(prev_actions).unsqueeze(0).to(device_),
+                    prev_rewards.view({1, -1, 1}).to(device_), starts.unsqueeze(0).to(device_)};
+  memory::MemoryState next;
+  const auto out = agent_->actor->forward(in, state_, &next)[0].to(torch::kCPU);
+  state_ = memory::detach(next);
+  if (type_ == "sacd") {
+    const auto index = deterministic ? out.argmax(-1, /*keepdim=*/true)
+                                     : torch::multinomial(torch::softmax(out, -1), 1, /*replacement=*/true, generator);
+    return index.to(torch::kFloat32);
+  }
+  if (type_ == "td3") {
+    if (deterministic) return out;
+    return (out + exploration_noise_ * torch::randn(out.sizes(), generator, torch::kFloat32)).clamp(-1.0, 1.0);
+  }
+  const auto parts = out.chunk(2, -1);
+  if (deterministic) return torch::tanh(parts[0]);
+  return torch::tanh(parts[0] + parts[1].exp() * torch::randn(parts[0].sizes(), generator, torch::kFloat32));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+void OffPolicyUpdateStats::add(const OffPolicyUpdateStats& one) {
+  critic_loss += one.critic_loss, actor_loss += one.actor_loss, alpha += one.alpha, alpha_loss += one.alpha_loss;
+  entropy += one.entropy, q_mean += one.q_mean, updates += one.updates;
+}
+
+void OffPolicyUpdateStats::finish() {
+  if (updates == 0) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    critic_loss = actor_loss = alpha = alpha_loss = entropy = q_mean = nan;
+    return;
+  }
+  const double k = static_cast<double>(updates);
+  critic_loss /= k, actor_loss /= k, alpha /= k, alpha_loss /= k, entropy /= k, q_mean /= k;
+}
+
+nlohmann::json OffPolicyUpdateStats::to_json() const {
+  return {critic_loss, actor_loss, alpha, alpha_loss, entropy, q_mean, updates};
+}
+
+OffPolicyUpdateStats OffPolicyUpdateStats::from_json(const nlohmann::json& j) {
+  OffPolicyUpdateStats s;
+  s.critic_loss = j.at(0), s.actor_loss = j.at(1), s.alpha = j.at(2), s.alpha_loss = j.at(3);
+  s.entropy = j.at(4), s.q_mean = j.at(5), s.updates = j.at(6);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
+    : config_(config), run_dir_(std::move(run_dir)), device_(resolve_device(config.experiment.device)) {
+  set_torch_threads(config_.experiment.torch_threads);
+  const auto seed = static_cast<uint64_t>(config_.experiment.seed);
+  const auto& op = config_.algo.off_policy;
+  try {
+    envs::canonical_env_id(config_.env.id);
+  } catch (const EnvError& e) {
+    throw ConfigValueError("env.id", e.what());
+  }
+  const auto options = envs::wrapper_options(config_.env);
+  envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
+                                         derive_seed(seed, {kEnvStream}), options);
+  const int eval_envs = std::min(op.eval_episodes, config_.env.num_envs);
+  eval_envs_ = std::make_unique<envs::VecEnv>(config_.env.id, eval_envs, std::min(config_.env.num_threads, eval_envs),
+                                              derive_seed(seed, {kEvalStream}), options);
+  spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
+  const std::string& type = config_.algo.type;
+  if (type == "sacd" && (spec_.continuous || spec_.nvec.size() != 1)) {
+    throw ConfigValueError(
+        "algo.type", fmt::format("algo.type = sacd needs a Discrete action space, but {} has {}{}", config_.env.id,
+                                 describe_actions(spec_),
+                                 spec_.continuous ? " (use sac or td3)" : " (set env.discrete_action: true)"));
+  }
+  if (type != "sacd" && !spec_.continuous) {
+    throw ConfigValueError("algo.type", fmt::format("algo.type = {} needs a Box action space, but {} has {} (use sacd)",
+                                                    type, config_.env.id, describe_actions(spec_)));
+  }
+  seq_len_ = op.sampled_seq_len > 0 ? op.sampled_seq_len : envs_->max_episode_steps();
+  if (op.buffer_size < envs_->max_episode_steps()) {
+    throw ConfigValueError("algo.off_policy.buffer_size",
+                           fmt::format("algo.off_policy.buffer_size = {} cannot hold one episode of {} ({} steps)",
+                                       op.buffer_size, config_.env.id, envs_->max_episode_steps()));
+  }
+  torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
+  agent_ = OffPolicyAgent(envs_->obs_size(), spec_, config_);
+  agent_->to(device_);
+  critic_optimizer_ =
+      std::make_unique<torch::optim::Adam>(agent_->critic->parameters(), torch::optim::AdamOptions(op.lr));
+  actor_optimizer_ =
+      std::make_unique<torch::optim::Adam>(agent_->actor->parameters(), torch::optim::AdamOptions(op.lr));
+  const double alpha_lr = type == "sacd" ? config_.algo.sacd.alpha_lr : config_.algo.sac.alpha_lr;
+  alpha_optimizer_ = std::make_unique<torch::optim::Adam>(std::vector<torch::Tensor>{agent_->log_alpha},
+                                                          torch::optim::AdamOptions(alpha_lr));
+  target_entropy_ = type == "sacd"
+                        ? config_.algo.sacd.target_entropy_ratio * std::log(static_cast<double>(agent_->num_actions()))
+                        : config_.algo.sac.target_entropy_per_dim * static_cast<double>(agent_->num_actions());
+  EpisodeReplayOptions replay_options;
+  replay_options.capacity = op.buffer_size;
+  replay_options.obs_size = envs_->obs_size();
+  replay_options.action_size = spec_.action_size();
+  replay_ = std::make_unique<EpisodeReplay>(replay_options);
+  next_eval_episodes_ = op.warmup_episodes + op.eval_interval;
+}
+
+OffPolicyTrainer::~OffPolicyTrainer() = default;
+
+double OffPolicyTrainer::alpha() const { return agent_->log_alpha.exp().item<double>(); }
+
+NamedOptimizers OffPolicyTrainer::optimizers() {
+  return {{"critic_optimizer", critic_optimizer_.get()},
+          {"actor_optimizer", actor_optimizer_.get()},
+          {"alpha_optimizer", alpha_optimizer_.get()}};
+}
+
+void OffPolicyTrainer::diverged(const std::string& what) const {
+  throw DivergenceError(
+      fmt::format("training diverged at update {}: {}; nothing of it was checkpointed (try a lower "
+                  "algo.off_policy.lr or set algo.off_policy.grad_clip)",
+                  updates_ + 1, what));
+}
+
+nlohmann::json OffPolicyTrainer::trainer_state() const {
+  return {{"iteration", iteration_},
+          {"env_steps", env_steps_},
+          {"episodes", episodes_},
+          {"updates", updates_},
+          {"pending_updates", pending_updates_},
+          {"iteration_stats", iteration_stats_.to_json()},
+          {"iteration_return", iteration_return_},
+          {"iteration_length", iteration_length_},
+          {"next_eval_episodes", next_eval_episodes_},
+          {"elapsed_seconds", elapsed_seconds_},
+          {"env_episode_counters", envs_->episode_counters()},
+          {"eval_episode_counters", eval_envs_->episode_counters()},
+          {"replay_in_checkpoint", config_.checkpoint.replay_buffer}};
+}
+
+void OffPolicyTrainer::save() {
+  CheckpointBlobs blobs;
+  if (config_.checkpoint.replay_buffer) blobs["replay_buffer"] = replay_->to_bytes();
+  write_checkpoint(checkpoint_path(run_dir_, iteration_),
+                   checkpoint_bytes(*agent_, optimizers(), trainer_state(), blobs));
+  saved_iteration_ = iteration_;
+  saved_updates_ = updates_;
+  prune_checkpoints(run_dir_, config_.checkpoint.keep_last);
+}
+
+ResumeReport OffPolicyTrainer::resume() {
+  ResumeReport report;
+  CheckpointBlobs blobs;
+  const auto loaded = load_newest_valid_checkpoint(
+      run_dir_, *agent_, optimizers(),
+      [&](const fs::path& path, const std::string& reason) { report.skipped.emplace_back(path, reason); }, &blobs);
+  report.checkpoint = loaded.path;
+  const auto& state = loaded.trainer_state;
+  for (auto* optimizer : {critic_optimizer_.get(), actor_optimizer_.get()}) {
+    for (auto& group : optimizer->param_groups())
+      static_cast<torch::optim::AdamOptions&>(group.options()).lr(config_.algo.off_policy.lr);
+  }
+  iteration_ = state.at("iteration");
+  env_steps_ = state.at("env_steps");
+  episodes_ = state.at("episodes");
+  updates_ = state.at("updates");
+  pending_updates_ = state.at("pending_updates");
+  iteration_stats_ = OffPolicyUpdateStats::from_json(state.at("iteration_stats"));
+  iteration_return_ = state.at("iteration_return");
+  iteration_length_ = state.at("iteration_length");
+  next_eval_episodes_ = state.at("next_eval_episodes");
+  elapsed_seconds_ = state.at("elapsed_seconds");
+  envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
+  eval_envs_->set_episode_counters(state.at("eval_episode_counters").get<std::vector<uint64_t>>());
+  if (const auto it = blobs.find("replay_buffer"); it != blobs.end()) {
+    try {
+      replay_->from_bytes(it->second);
+    } catch (const std::exception& e) {
+      throw CheckpointError(
+          fmt::format("checkpoint '{}': its replay buffer is unusable: {}", loaded.path.string(), e.what()));
+    }
+  } else {
+    // Without a stored buffer the run continues from refilled warm-up episodes: same networks and counters, but
+    // not bitwise the run that was stopped (checkpoint.replay_buffer: true gives that).
+    const int64_t episodes = std::max<int64_t>(config_.algo.off_policy.warmup_episodes, 1);
+    UniformRandomPolicy random(spec_);
+    std::vector<EpisodeRecord> records;
+    const auto generator = generator_for(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                                     {kTorchStream, static_cast<uint64_t>(iteration_), 1}));
+    run_episodes(*envs_, random, spec_, episode_quota(episodes, envs_->num_envs()), false, generator, true,
+                 [&](EpisodeRecord&& r) { records.push_back(std::move(r)); });
+    for (const auto& r : records) replay_->add_episode(r.obs, r.actions, r.rewards, r.terminated);
+    fmt::print(
+        "[train] the checkpoint holds no replay buffer (checkpoint.replay_buffer: false): refilled it with {} "
+        "random episodes; the resumed run is not bitwise the uninterrupted one\n",
+        records.size());
+  }
+  saved_iteration_ = iteration_;
+  saved_updates_ = updates_;
+  MetricsLogger::truncate_after(run_dir_, env_steps_);
+  return report;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+ReplayBatch OffPolicyTrainer::sample_batch(int64_t update_index) const {
+  std::mt19937_64 rng(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                  {kReplayStream, static_cast<uint64_t>(update_index)}));
+  const auto& op = config_.algo.off_policy;
+  ReplayBatch batch = replay_->sample(op.batch_size, seq_len_, op.burn_in, op.sample_weight_baseline, rng);
+  // Rows after the last real step of every window change no loss (the networks are causal, padding is masked):
+  // cut them, so whole-episode windows cost the batch's longest episode, not the env's longest possible one.
+  const auto rows_used = (batch.mask.sum(1) > 0).nonzero();
+  const int64_t rows = rows_used.numel() > 0 ? rows_used.max().item<int64_t>() + 1 : 1;
+  if (rows < batch.mask.size(0)) {
+    const auto cut = [&](torch::Tensor& x, int64_t n) { x = x.index({Slice(0, n)}).contiguous(); };
+    cut(batch.obs, rows + 1), cut(batch.prev_actions, rows + 1), cut(batch.prev_rewards, rows + 1);
+    cut(batch.starts, rows + 1), cut(batch.actions, rows), cut(batch.rewards, rows), cut(batch.terminated, rows);
+    cut(batch.mask, rows);
+  }
+  return batch;
+}
+
+OffPolicyUpdateStats OffPolicyTrainer::update(const ReplayBatch& cpu_batch, const torch::Generator& generator) {
+  auto& agent = *agent_;
+  const auto& op = config_.algo.off_policy;
+  const std::string& type = config_.algo.type;
+  const double a = alpha();
+  const auto to = [&](const torch::Tensor& x) { return x.to(device_); };
+  const SequenceInputs in{to(cpu_batch.obs), agent.network_actions(to(cpu_batch.prev_actions)),
+                          to(cpu_batch.prev_rewards).unsqueeze(-1), to(cpu_batch.starts)};
+  const auto actions = to(cpu_batch.actions);
+  const auto rewards = to(cpu_batch.rewards);
+  const auto terminated = to(cpu_batch.terminated);
+  const auto mask = to(cpu_batch.mask);
+  const int64_t rows = mask.size(0);
+  const auto now = Slice(0, rows);       // positions 0..T−1: predictions and actor loss
+  const auto next = Slice(1, rows + 1);  // positions 1..T: targets
+  const auto obs_now = in.obs.index({now});
+  const auto obs_next = in.obs.index({next});
+  const auto randn = [&](const torch::Tensor& like) {
+    return torch::randn(like.sizes(), generator, torch::kFloat32).to(device_);
+  };
+  OffPolicyUpdateStats stats;
+  stats.updates = 1;
+  stats.alpha = a;
+
+  // The actor over the whole window once: its positions 1..T give the target's next actions (detached), its
+  // positions 0..T−1 the actor loss (the actor's parameters do not change before the actor step).
+  const auto actor_out = agent.actor->forward(in, agent.actor->initial_state(in.obs.size(1), device_), nullptr);
+
+  // ---- critic ----
+  torch::Tensor target;
+  {
+    torch::NoGradGuard no_grad;
+    const auto hidden_target = agent.critic_target->encode(in).y.index({next});
+    torch::Tensor next_value;
+    if (type == "sacd") {
+      const auto pi = categorical_policy(actor_out.index({next}).detach());
+      const auto q = agent.critic_target->q(hidden_target, obs_next, {});
+      next_value = sacd_soft_value(pi, q.q1, q.q2, a);
+    } else if (type == "sac") {
+      const auto sample =
+          squashed_gaussian_sample(actor_out.index({next}).detach(), randn(actor_out.index({next}).chunk(2, -1)[0]));
+      const auto q = agent.critic_target->q(hidden_target, obs_next, sample.action);
+      next_value = torch::min(q.q1, q.q2).squeeze(-1) - a * sample.log_prob;
+    } else {
+      const auto mu =
+          agent.actor_target->forward(in, agent.actor_target->initial_state(in.obs.size(1), device_), nullptr)
+              .index({next});
+      const auto& td3 = config_.algo.td3;
+      const auto smoothed = td3_smoothed_action(mu, randn(mu), td3.target_noise, td3.target_noise_clip);
+      const auto q = agent.critic_target->q(hidden_target, obs_next, smoothed);
+      next_value = torch::min(q.q1, q.q2).squeeze(-1);
+    }
+    target = td_target(rewards, terminated, op.gamma, next_value);
+  }
+  const auto hidden = agent.critic->encode(in).y.index({now});
+  auto q = agent.critic->q(hidden, obs_now, agent.network_actions(actions));
+  torch::Tensor q1, q2;
+  if (type == "sacd") {
+    const auto index = actions.to(torch::kInt64);  // [T, B, 1]
+    q1 = q.q1.gather(-1, index).squeeze(-1);
+    q2 = q.q2.gather(-1, index).squeeze(-1);
+  } else {
+    q1 = q.q1.squeeze(-1);
+    q2 = q.q2.squeeze(-1);
+  }
+  const auto qf_loss = critic_loss(q1, target, mask) + critic_loss(q2, target, mask);
+  stats.critic_loss = qf_loss.item<double>();
+  if (!std::isfinite(stats.critic_loss)) diverged(fmt::format("the critic loss is {}", stats.critic_loss));
+  critic_optimizer_->zero_grad();
+  qf_loss.backward();
+  if (op.grad_clip > 0) torch::nn::utils::clip_grad_norm_(agent.critic->parameters(), op.grad_clip);
+  critic_optimizer_->step();
+  stats.q_mean = masked_mean(q1.detach(), mask).item<double>();
+
+  // ---- actor (with the updated critic, whose parameters get no gradient) ----
+  torch::Tensor actor_loss, mean_log_prob;
+  {
+    for (auto& p : agent.critic->parameters()) p.set_requires_grad(false);
+    struct Unfreeze {
+      RecurrentCritic critic;
+      ~Unfreeze() {
+        for (auto& p : critic->parameters()) p.set_requires_grad(true);
+      }
+    } unfreeze{agent.critic};
+    const auto critic_hidden = agent.critic->encode(in).y.index({now});
+    if (type == "sacd") {
+      const auto pi = categorical_policy(actor_out.index({now}));
+      const auto qa = agent.critic->q(critic_hidden, obs_now, {});
+      actor_loss = sacd_actor_loss(pi, qa.q1, qa.q2, a, mask);
+      const auto neg_entropy = sacd_neg_entropy(pi).detach();
+      mean_log_prob = masked_mean(neg_entropy, mask);
+    } else if (type == "sac") {
+      const auto out = actor_out.index({now});
+      const auto sample = squashed_gaussian_sample(out, randn(out.chunk(2, -1)[0]));
+      const auto qa = agent.critic->q(critic_hidden, obs_now, sample.action);
+      actor_loss = sac_actor_loss(sample.log_prob, qa.q1, qa.q2, a, mask);
+      mean_log_prob = masked_mean(sample.log_prob.detach(), mask);
+    } else {
+      const auto qa = agent.critic->q(critic_hidden, obs_now, actor_out.index({now}));
+      actor_loss = -masked_mean(torch::min(qa.q1, qa.q2).squeeze(-1), mask);
+    }
+  }
+  stats.actor_loss = actor_loss.item<double>();
+  if (!std::isfinite(stats.actor_loss)) diverged(fmt::format("the actor loss is {}", stats.actor_loss));
+  actor_optimizer_->zero_grad();
+  actor_loss.backward();
+  if (op.grad_clip > 0) torch::nn::utils::clip_grad_norm_(agent.actor->parameters(), op.grad_clip);
+  actor_optimizer_->step();
+
+  // ---- targets, then α ----
+  soft_update(*agent.critic_target, *agent.critic, op.tau);
+  if (agent.actor_target) soft_update(*agent.actor_target, *agent.actor, op.tau);
+  if (mean_log_prob.defined()) {
+    stats.entropy = -mean_log_prob.item<double>();
+    if (agent.log_alpha.requires_grad()) {
+      const auto loss = alpha_loss(agent.log_alpha, mean_log_prob, target_entropy_);
+      alpha_optimizer_->zero_grad();
+      loss.backward();
+      alpha_optimizer_->step();
+      stats.alpha_loss = loss.item<double>();
+    }
+  }
+  return stats;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+int64_t OffPolicyTrainer::updates_due(int64_t new_steps, bool warmup_just_ended) const {
+  const double ratio = config_.algo.off_policy.updates_per_step;
+  if (warmup_just_ended) return static_cast<int64_t>(static_cast<double>(env_steps_) * ratio);
+  return static_cast<int64_t>(std::ceil(ratio * static_cast<double>(new_steps)));
+}
+
+std::pair<double, double> OffPolicyTrainer::evaluate() {
+  agent_->eval();
+  OffPolicyActingPolicy policy(agent_, config_, device_);
+  std::vector<double> returns;
+  const auto generator = generator_for(
+      derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kEvalStream, static_cast<uint64_t>(episodes_)}));
+  run_episodes(*eval_envs_, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, eval_envs_->num_envs()),
+               /*deterministic=*/true, generator, false,
+               [&](EpisodeRecord&& r) { returns.push_back(r.episode_return); });
+  agent_->train();
+  const double mean = std::accumulate(returns.begin(), returns.end(), 0.0) / static_cast<double>(returns.size());
+  double var = 0;
+  for (double r : returns) var += (r - mean) * (r - mean);
+  return {mean, std::sqrt(var / static_cast<double>(returns.size()))};
+}
+
+TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested) {
+  if (!metrics_) metrics_ = std::make_unique<MetricsLogger>(run_dir_, config_.logging.tensorboard);
+  const auto& op = config_.algo.off_policy;
+  const int64_t total = config_.algo.total_steps;
+  ProgressLine progress(total, config_.logging.console, stdout, config_.logging.progress_seconds);
+  TrainSummary summary;
+  const auto stopped = [&] { return stop_requested && stop_requested(); };
+  const auto stop_here = [&] {
+    if (saved_iteration_ != iteration_ || saved_updates_ != updates_) save();
+    summary.interrupted = true;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+
+  while (pending_updates_ > 0 || env_steps_ < total) {
+    const auto start = std::chrono::steady_clock::now();
+    int64_t new_episodes = 0;
+    if (pending_updates_ == 0) {
+      // ---- collect: every env plays one episode ----
+      const bool warmup = episodes_ < op.warmup_episodes;
+      const auto counters = envs_->episode_counters();
+      const auto torch_rng = at::detail::getDefaultCPUGenerator().get_state();
+      std::vector<EpisodeRecord> records;
+      const auto generator = generator_for(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                                       {kTorchStream, static_cast<uint64_t>(iteration_)}));
+      agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking.md §1.2)
+      OffPolicyActingPolicy actor_policy(agent_, config_, device_);
+      UniformRandomPolicy random_policy(spec_);
+      ActingPolicy& policy = warmup ? static_cast<ActingPolicy&>(random_policy) : actor_policy;
+      progress.phase(
+          [&] { return fmt::format("iter {}: {} episodes", iteration_ + 1, warmup ? "warm-up" : "acting"); });
+      const bool complete = run_episodes(
+          *envs_, policy, spec_, std::vector<int64_t>(envs_->num_envs(), 1), false, generator, true,
+          [&](EpisodeRecord&& r) { records.push_back(std::move(r)); }, stopped);
+      agent_->train();
+      if (!complete) {  // nothing of this iteration is kept: the state is the one it started from
+        envs_->set_episode_counters(counters);
+        auto global = at::detail::getDefaultCPUGenerator();
+        global.set_state(torch_rng);
+        stop_here();
+        break;
+      }
+      int64_t new_steps = 0;
+      double return_sum = 0;
+      for (const auto& r : records) {
+        replay_->add_episode(r.obs, r.actions, r.rewards, r.terminated);
+        new_steps += r.length;
+        return_sum += r.episode_return;
+      }
+      new_episodes = static_cast<int64_t>(records.size());
+      env_steps_ += new_steps;
+      episodes_ += new_episodes;
+      iteration_return_ = return_sum / static_cast<double>(new_episodes);
+      iteration_length_ = static_cast<double>(new_steps) / static_cast<double>(new_episodes);
+      iteration_stats_ = {};
+      const bool warmup_done = episodes_ >= op.warmup_episodes;
+      pending_updates_ = !warmup_done ? 0 : updates_due(new_steps, /*warmup_just_ended=*/warmup);
+    }
+    const auto collect_end = std::chrono::steady_clock::now();
+
+    // ---- updates ----
+    while (pending_updates_ > 0) {
+      if (stopped()) break;
+      progress.phase([&] { return fmt::format("iter {}: {} updates to go", iteration_ + 1, pending_updates_); });
+      const ReplayBatch batch = sample_batch(updates_);
+      const auto generator = generator_for(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                                       {kUpdateStream, static_cast<uint64_t>(updates_)}));
+      iteration_stats_.add(update(batch, generator));
+      ++updates_;
+      --pending_updates_;
+    }
+    if (pending_updates_ > 0) {  // stopped between two updates: the checkpoint keeps the updates still due
+      stop_here();
+      break;
+    }
+    OffPolicyUpdateStats stats = iteration_stats_;
+    stats.finish();
+    const double mean_return = iteration_return_, mean_length = iteration_length_;
+    ++iteration_;
+    const auto end = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(end - start).count();
+    const double collect_seconds = std::chrono::duration<double>(collect_end - start).count();
+    elapsed_seconds_ += seconds;
+    summary.rollout_seconds += collect_seconds;
+    summary.update_seconds += seconds - collect_seconds;
+
+    double eval_mean = nan, eval_std = nan;
+    if (op.eval_interval > 0 && episodes_ >= next_eval_episodes_) {
+      std::tie(eval_mean, eval_std) = evaluate();
+      while (next_eval_episodes_ <= episodes_) next_eval_episodes_ += op.eval_interval;
+    }
+    if (iteration_ % config_.logging.every == 0 || env_steps_ >= total || std::isfinite(eval_mean)) {
+      metrics_->log(env_steps_,
+                    {{"charts/episode_return_mean", mean_return},
+                     {"charts/episode_length_mean", mean_length},
+                     {"charts/episodes", static_cast<double>(episodes_)},
+                     {"charts/iteration", static_cast<double>(iteration_)},
+                     {"charts/updates", static_cast<double>(updates_)},
+                     {"charts/replay_transitions", static_cast<double>(replay_->num_transitions())},
+                     {"charts/steps_per_second", static_cast<double>(env_steps_) / std::max(1e-9, elapsed_seconds_)},
+                     {"charts/iteration_seconds", seconds},
+                     {"charts/update_seconds", seconds - collect_seconds},
+                     {"eval/episode_return_mean", eval_mean},
+                     {"eval/episode_return_std", eval_std},
+                     {"losses/critic_loss", stats.critic_loss},
+                     {"losses/actor_loss", stats.actor_loss},
+                     {"losses/alpha", stats.updates > 0 ? stats.alpha : alpha()},
+                     {"losses/alpha_loss", stats.alpha_loss},
+                     {"losses/entropy", stats.entropy},
+                     {"losses/q_mean", stats.q_mean},
+                     {"losses/updates", static_cast<double>(stats.updates)}});
+    }
+    {
+      progress.update(env_steps_, static_cast<double>(env_steps_) / std::max(1e-9, elapsed_seconds_),
+                      std::isfinite(eval_mean) ? eval_mean : mean_return, episodes_);
+      summary.last_return_mean = mean_return;
+    }
+    const bool done = env_steps_ >= total;
+    summary.interrupted = !done && stopped();
+    if (done || summary.interrupted || iteration_ % config_.checkpoint.every == 0) save();
+    if (summary.interrupted) break;
+  }
+  progress.finish();
+  summary.iterations = iteration_;
+  summary.env_steps = env_steps_;
+  return summary;
+}
+
+}  // namespace rlm::agents

@@ -1,0 +1,106 @@
+// The off-policy trainers' networks, assembled from embedders + a memory backend + MLP heads, one set per network
+// (pomdp-baselines' separate-RNN agent, models_algos.md §4.2; the KF paper's RAC, kf.md §2):
+//   HistoryEncoder  = embed(a_{t-1}, r_{t-1}, o_t) -> memory (any backend, model.actor_memory / critic_memory)
+//   RecurrentCritic = encoder -> [hidden_t, shortcut(o_t[, a_t])] -> twin Q MLPs (|A| outputs for discrete actions)
+//   RecurrentActor  = encoder -> [hidden_t, obs branch(o_t)] -> policy MLP -> categorical logits (sacd),
+//                     mean and log-std (sac) or tanh(mean) (td3)
+// Sequences are time-major and length T + 1: position i holds o_i with the action and reward before it (0 at an
+// episode start), so hidden_i summarises o_0, (a_0, r_0, o_1), ..., (a_{i-1}, r_{i-1}, o_i) (§4.1).
+#pragma once
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+
+#include "agents/experiment_config.hpp"
+#include "memory/memory.hpp"
+
+namespace rlm::agents {
+
+/// What the networks read at each position of a sequence, [T, B, ...] (T = 1 when acting).
+struct SequenceInputs {
+  torch::Tensor obs;           ///< [T, B, obs_size]
+  torch::Tensor prev_actions;  ///< [T, B, action_input_size]: one-hot (discrete) or in [-1, 1] (continuous)
+  torch::Tensor prev_rewards;  ///< [T, B, 1]
+  torch::Tensor starts;        ///< [T, B] bool: the memory resets before the position
+};
+
+/// The policy head a trainer needs.
+enum class PolicyHead { kCategorical, kTanhGaussian, kDeterministic };
+
+/// rlkit's Mlp: Linear + ReLU per hidden width, then a last Linear. With `rlkit_init`, hidden weights ~ U(±1/√out)
+/// (rlkit's fanin_init reads size[0], the out-features: a quirk kept on purpose, §4.3), hidden biases 0.1, last layer
+/// weights and biases ~ U(±last_init); otherwise LibTorch's defaults.
+torch::nn::Sequential make_mlp(int64_t in, const std::vector<int>& hidden, int64_t out, double last_init,
+                               bool rlkit_init);
+/// The hidden part of make_mlp (Linear + ReLU per width; empty for no widths) and its last layer.
+torch::nn::Sequential make_hidden_layers(int64_t in, const std::vector<int>& hidden, bool rlkit_init);
+torch::nn::Linear make_last_layer(int64_t in, int64_t out, double last_init, bool rlkit_init);
+
+class HistoryEncoderImpl : public torch::nn::Module {
+ public:
+  HistoryEncoderImpl(int64_t obs_size, int64_t action_input_size, const OffPolicyModelConfig& model,
+                     const MemoryConfig& memory, bool rlkit_init);
+  /// hidden [T, B, output_size()] and the memory's state after the last position.
+  memory::MemoryOutput forward(const SequenceInputs& in, const memory::MemoryState& state);
+  memory::MemoryState initial_state(int64_t batch, const torch::Device& device) const;
+  int64_t output_size() const { return memory_->output_size(); }
+
+ private:
+  torch::nn::Sequential obs_embed_{nullptr}, action_embed_{nullptr}, reward_embed_{nullptr}, joint_embed_{nullptr};
+  std::shared_ptr<memory::Memory> memory_;
+};
+TORCH_MODULE(HistoryEncoder);
+
+struct TwinQ {
+  torch::Tensor q1, q2;  ///< [T, B, |A|] (discrete) or [T, B, 1] (continuous)
+};
+
+class RecurrentCriticImpl : public torch::nn::Module {
+ public:
+  /// num_outputs: |A| for a discrete critic (Q of every action), 1 for a continuous one (reads the action).
+  RecurrentCriticImpl(int64_t obs_size, int64_t action_input_size, bool discrete, const OffPolicyModelConfig& model,
+                      const MemoryConfig& memory);
+  /// Encoder outputs of whole sequences, from the initial state.
+  memory::MemoryOutput encode(const SequenceInputs& in) {
+    return encoder_->forward(in, encoder_->initial_state(in.obs.size(1), in.obs.device()));
+  }
+  /// Q at positions whose encoder outputs are `hidden`, observations `obs` and (continuous) actions `actions`.
+  TwinQ q(const torch::Tensor& hidden, const torch::Tensor& obs, const torch::Tensor& actions);
+  HistoryEncoder encoder() const { return encoder_; }
+
+ private:
+  bool discrete_;
+  HistoryEncoder encoder_{nullptr};
+  torch::nn::Sequential shortcut_{nullptr};  // empty for raw shortcuts
+  torch::nn::Sequential q1_{nullptr}, q2_{nullptr};
+};
+TORCH_MODULE(RecurrentCritic);
+
+class RecurrentActorImpl : public torch::nn::Module {
+ public:
+  RecurrentActorImpl(int64_t obs_size, int64_t action_input_size, int64_t num_actions, PolicyHead head,
+                     const OffPolicyModelConfig& model, const MemoryConfig& memory);
+  /// The head's raw outputs at every position: logits [T, B, |A|] (categorical), mean and log-std clamped to
+  /// [−20, 2] concatenated [T, B, 2·dims] (tanh-Gaussian), or tanh(mean) [T, B, dims] (deterministic).
+  torch::Tensor forward(const SequenceInputs& in, const memory::MemoryState& state, memory::MemoryState* state_out);
+  memory::MemoryState initial_state(int64_t batch, const torch::Device& device) const {
+    return encoder_->initial_state(batch, device);
+  }
+  PolicyHead head() const { return head_; }
+
+ private:
+  PolicyHead head_;
+  HistoryEncoder encoder_{nullptr};
+  torch::nn::Sequential obs_branch_{nullptr};  // empty for a raw shortcut
+  torch::nn::Sequential trunk_{nullptr};       // hidden layers
+  torch::nn::Linear last_{nullptr}, log_std_{nullptr};
+};
+TORCH_MODULE(RecurrentActor);
+
+/// Copies every parameter and buffer of `source` into `target` (same architecture): the target networks' start.
+void copy_module_state(torch::nn::Module& target, const torch::nn::Module& source);
+/// target ← (1 − tau) target + tau source, parameters only (Polyak averaging).
+void soft_update(torch::nn::Module& target, const torch::nn::Module& source, double tau);
+
+}  // namespace rlm::agents

@@ -1,0 +1,63 @@
+// The one interface `rlm train`, `eval`, `bench` and `--resume` use, whatever algo.type says: PPO (ppo.hpp) or the
+// recurrent off-policy trainers SAC, SAC-Discrete and TD3 (off_policy.hpp).
+#pragma once
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agents/acting.hpp"
+#include "agents/experiment_config.hpp"
+
+namespace rlm::agents {
+
+struct TrainSummary {
+  int64_t iterations = 0;
+  int64_t env_steps = 0;
+  double last_return_mean = 0.0;  ///< mean episode return of the last iteration
+  double rollout_seconds = 0.0;   ///< time spent acting in the envs in this call of train()
+  double update_seconds = 0.0;    ///< time spent in updates (batching, losses, optimiser steps) in this call
+  bool interrupted = false;       ///< train() stopped early because stop_requested() turned true
+};
+
+/// What resume() loaded, and the newer checkpoints it had to skip (each with the reason).
+struct ResumeReport {
+  std::filesystem::path checkpoint;
+  std::vector<std::pair<std::filesystem::path, std::string>> skipped;
+};
+
+class Trainer {
+ public:
+  virtual ~Trainer() = default;
+  /// Restores the newest usable checkpoint of the run folder (falling back to older ones; CheckpointError if none).
+  virtual ResumeReport resume() = 0;
+  /// Trains until algo.total_steps env steps, or until `stop_requested` returns true (checked at every env step and
+  /// update); either way the run folder then holds a checkpoint a resume continues from exactly.
+  virtual TrainSummary train(const std::function<bool()>& stop_requested = {}) = 0;
+};
+
+/// The trainer algo.type names, with envs, networks and optimisers built (values only it can judge are thrown as
+/// ConfigValueError naming their key).
+std::unique_ptr<Trainer> make_trainer(const Config& config, std::filesystem::path run_dir);
+
+/// A run's policy for evaluation, loaded from `checkpoint` (or, when empty, from the newest valid checkpoint of
+/// run_dir, reporting skipped ones through on_skip). Returns the policy and the checkpoint used.
+struct LoadedPolicy {
+  std::unique_ptr<ActingPolicy> policy;
+  std::filesystem::path checkpoint;
+};
+LoadedPolicy load_policy(const Config& config, const envs::VecEnv& envs, const std::filesystem::path& run_dir,
+                         const std::filesystem::path& checkpoint, const torch::Device& device,
+                         const std::function<void(const std::filesystem::path&, const std::string&)>& on_skip);
+
+/// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).
+torch::Device resolve_device(const std::string& device);
+
+/// Applies experiment.torch_threads (0 = every hardware thread).
+void set_torch_threads(int threads);
+
+}  // namespace rlm::agents

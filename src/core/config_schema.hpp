@@ -1,0 +1,36 @@
+// The vocabulary of config schemas: valid ranges and choices of fields. Each layer declares its own options as
+// structs whose visit() lists every field once with its range or choices (envs/env_config.hpp, memory/*_config.hpp,
+// agents/*_config.hpp); core/config_reader.hpp reads, checks and writes any such struct.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+namespace rlm {
+
+/// Valid interval of a number field; an open end excludes its bound. Infinite bounds mean "no limit".
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false;
+  bool hi_open = false;
+};
+constexpr Range in_range(double lo, double hi) { return {lo, hi, false, false}; }  ///< [lo, hi]
+constexpr Range at_least(double lo) { return {lo, std::numeric_limits<double>::infinity(), false, true}; }
+constexpr Range greater_than(double lo) { return {lo, std::numeric_limits<double>::infinity(), true, true}; }
+constexpr Range any_number() { return {}; }
+
+/// Valid values of a string field; an empty list accepts any non-empty string.
+struct Choices {
+  std::vector<std::string_view> values;
+};
+inline Choices one_of(std::initializer_list<std::string_view> values) { return {values}; }
+inline Choices non_empty() { return {}; }
+
+/// Upper bound of every layer width and memory size: 16x the widest published setting (FFM/SHM's 1024-wide
+/// outputs, GRU 2048 in SHM's sweep), so a typo such as 2147483647 is a config error, not a failed 8 GB allocation.
+inline constexpr double kMaxWidth = 32768;
+
+}  // namespace rlm

@@ -1,0 +1,89 @@
+// Options every run has whatever its trainer (YAML sections experiment, logging, checkpoint, eval).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/config_schema.hpp"
+
+namespace rlm {
+
+struct ExperimentConfig {
+  /// Run name: runs go to <runs_dir>/<name>/<timestamp>/. One folder name: no '/', not '.' or '..', no control
+  /// characters, at most 100 characters.
+  std::string name = "experiment";
+  /// Base seed; every random stream is derived from it (core/seed.hpp).
+  int64_t seed = 0;
+  /// Where torch runs: auto (cuda when available), cpu or cuda.
+  std::string device = "auto";
+  /// Threads torch may use for intra-op parallelism; 0 = every hardware thread. Results are bitwise reproducible
+  /// for a fixed value (reductions split by thread count), so tests and the learning config pin it to 1. At most 1024.
+  int torch_threads = 0;
+  /// Folder under which run folders are created (relative: to the folder rlm is called from).
+  std::string runs_dir = "runs";
+
+  template <class V>
+  void visit(V& v) {
+    v.field("name", name, non_empty());
+    v.field("seed", seed, at_least(0));
+    v.field("device", device, one_of({"auto", "cpu", "cuda"}));
+    v.field("torch_threads", torch_threads, in_range(0, 1024));
+    v.field("runs_dir", runs_dir, non_empty());
+  }
+  bool operator==(const ExperimentConfig&) const = default;
+};
+
+struct LoggingConfig {
+  /// Log metrics every this many iterations.
+  int every = 1;
+  /// Write TensorBoard event files.
+  bool tensorboard = true;
+  /// Print progress to the console.
+  bool console = true;
+  /// Within an iteration (rollout, update epochs) the progress line moves too: on a terminal in place, a few times a
+  /// second; into a file or pipe as a new line at most every progress_seconds (0: at every step of the progress).
+  double progress_seconds = 30.0;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("every", every, at_least(1));
+    v.field("tensorboard", tensorboard);
+    v.field("console", console);
+    v.field("progress_seconds", progress_seconds, at_least(0));
+  }
+  bool operator==(const LoggingConfig&) const = default;
+};
+
+struct CheckpointConfig {
+  /// Save a checkpoint every this many iterations.
+  int every = 10;
+  /// Checkpoints kept on disk; older ones are deleted.
+  int keep_last = 3;
+  /// Off-policy trainers: store the replay buffer in each checkpoint, so a resumed run continues bitwise as if it
+  /// had never stopped (costs its size on disk: obs bytes · transitions). Without it a resume refills the buffer
+  /// with warm-up episodes.
+  bool replay_buffer = false;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("every", every, at_least(1));
+    v.field("keep_last", keep_last, at_least(1));
+    v.field("replay_buffer", replay_buffer);
+  }
+  bool operator==(const CheckpointConfig&) const = default;
+};
+
+struct EvalConfig {
+  /// Episodes per evaluation.
+  int episodes = 100;
+  /// Take the most likely action instead of sampling.
+  bool deterministic = false;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("episodes", episodes, at_least(1));
+    v.field("deterministic", deterministic);
+  }
+  bool operator==(const EvalConfig&) const = default;
+};
+
+}  // namespace rlm

@@ -1,0 +1,192 @@
+// The off-policy trainers end to end on CPU: padding never changes an update, a stopped and resumed run (replay
+// buffer in the checkpoint) is bitwise the uninterrupted one, every memory backend trains under SAC-D, SAC and TD3
+// run on Box actions, and wrong action spaces are config errors.
+#include <torch/torch.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "agents/experiment_config.hpp"
+#include "agents/off_policy.hpp"
+#include "core/error.hpp"
+#include "run_dir_util.hpp"
+
+namespace fs = std::filesystem;
+using rlm::agents::OffPolicyTrainer;
+using rlm::test::fresh_dir;
+using rlm::test::metrics_without_timing;
+
+namespace {
+
+rlm::Config tiny_config(const std::string& type, const std::string& env_id, int64_t total_steps) {
+  rlm::Config c;
+  c.experiment.seed = 5;
+  c.experiment.device = "cpu";
+  c.experiment.torch_threads = 1;
+  c.env.id = env_id;
+  c.env.num_envs = 2;
+  c.env.previous_action = false;
+  c.env.antialias = false;
+  c.model.memory.hidden_size = 16;
+  c.model.off_policy.actor_layers = {16};
+  c.model.off_policy.critic_layers = {16};
+  c.model.off_policy.observation_embedding_size = 8;
+  c.model.off_policy.action_embedding_size = 4;
+  c.model.off_policy.reward_embedding_size = 4;
+  c.algo.type = type;
+  c.algo.total_steps = total_steps;
+  c.algo.off_policy.batch_size = 4;
+  c.algo.off_policy.warmup_episodes = 2;
+  c.algo.off_policy.updates_per_step = 0.05;
+  c.algo.off_policy.eval_interval = 4;
+  c.algo.off_policy.eval_episodes = 2;
+  c.logging.tensorboard = false;
+  c.logging.console = false;
+  c.checkpoint.every = 1;
+  c.checkpoint.replay_buffer = true;
+  return c;
+}
+
+std::vector<torch::Tensor> parameters_of(OffPolicyTrainer& trainer) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : trainer.agent()->parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+void check_same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b, double tol) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("parameter " << i);
+    if (tol == 0)
+      CHECK(torch::equal(a[i], b[i]));
+    else
+      CHECK(torch::allclose(a[i], b[i], 0.0, tol));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("off-policy: padding after the real steps changes no update", "[agents][off_policy]") {
+  const auto config = tiny_config("sacd", "popgym/RepeatPreviousEasy", 1000);
+  OffPolicyTrainer plain(config, fresh_dir("op-plain"));
+  OffPolicyTrainer padded(config, fresh_dir("op-padded"));
+  // Two identical buffers of short random episodes.
+  torch::manual_seed(1);
+  const int64_t obs_size = static_cast<int64_t>(plain.replay().num_transitions());  // 0: buffers start empty
+  REQUIRE(obs_size == 0);
+  for (int e = 0; e < 6; ++e) {
+    const int64_t length = 3 + 2 * e;
+    const auto obs = torch::rand({(length + 1) * 4});  // RepeatPreviousEasy: 4 observation floats
+    const auto actions = torch::randint(4, {length}).to(torch::kFloat32);
+    const auto rewards = torch::randn({length});
+    for (auto* t : {&plain, &padded}) {
+      t->replay().add_episode({obs.data_ptr<float>(), static_cast<size_t>(obs.numel())},
+                              {actions.data_ptr<float>(), static_cast<size_t>(length)},
+                              {rewards.data_ptr<float>(), static_cast<size_t>(length)}, e % 2 == 0);
+    }
+  }
+  for (int64_t u = 0; u < 3; ++u) {
+    const auto batch = plain.sample_batch(u);
+    auto longer = batch;
+    const int64_t pad = 5;
+    const int64_t b = batch.mask.size(1);
+    const auto more = [&](const torch::Tensor& x, const torch::Tensor& fill) { return torch::cat({x, fill}, 0); };
+    longer.obs = more(batch.obs, torch::rand({pad, b, batch.obs.size(2)}) * 7);
+    longer.prev_actions = more(batch.prev_actions, torch::randint(4, {pad, b, 1}).to(torch::kFloat32));
+    longer.prev_rewards = more(batch.prev_rewards, torch::randn({pad, b}) * 3);
+    longer.starts = more(batch.starts, torch::rand({pad, b}) > 0.5);
+    longer.actions = more(batch.actions, torch::randint(4, {pad, b, 1}).to(torch::kFloat32));
+    longer.rewards = more(batch.rewards, torch::randn({pad, b}) * 3);
+    longer.terminated = more(batch.terminated, (torch::rand({pad, b}) > 0.5).to(torch::kFloat32));
+    longer.mask = more(batch.mask, torch::zeros({pad, b}));
+    const auto a = plain.update(batch, at::detail::createCPUGenerator(u));
+    const auto c = padded.update(longer, at::detail::createCPUGenerator(u));
+    CHECK(a.critic_loss == Approx(c.critic_loss).epsilon(1e-5));
+    CHECK(a.actor_loss == Approx(c.actor_loss).epsilon(1e-5));
+  }
+  check_same(parameters_of(plain), parameters_of(padded), 1e-5);
+}
+
+TEST_CASE("off-policy: a resumed run with its replay buffer is bitwise the uninterrupted one", "[agents][off_policy]") {
+  for (const std::string type : {"sacd", "sac"}) {
+    INFO(type);
+    const std::string env = type == "sacd" ? "popgym/RepeatFirstEasy" : "popgym/PositionOnlyPendulumEasy";
+    const int64_t episode = type == "sacd" ? 51 : 200;
+    const auto config = tiny_config(type, env, 4 * 2 * episode);  // four iterations of two episodes
+    const auto straight_dir = fresh_dir("op-straight-" + type);
+    const auto resumed_dir = fresh_dir("op-resumed-" + type);
+    OffPolicyTrainer straight(config, straight_dir);
+    const auto a = straight.train();
+    REQUIRE(a.iterations == 4);
+    REQUIRE(straight.updates() > 10);
+
+    // Stop twice: once inside the first iteration's updates (the stop is checked at each of the episode's steps
+    // and before each update), once inside the next collection; resume each time.
+    for (int64_t stop_after : {episode + 3, episode / 2}) {
+      OffPolicyTrainer part(config, resumed_dir);
+      if (fs::exists(resumed_dir / "checkpoints")) part.resume();
+      int64_t calls = 0;
+      const auto s = part.train([&] { return ++calls > stop_after; });
+      CHECK(s.interrupted);
+    }
+    OffPolicyTrainer last(config, resumed_dir);
+    last.resume();
+    const auto b = last.train();
+    CHECK_FALSE(b.interrupted);
+    CHECK(b.env_steps == a.env_steps);
+    CHECK(last.updates() == straight.updates());
+    check_same(parameters_of(straight), parameters_of(last), 0);
+    CHECK(metrics_without_timing(straight_dir) == metrics_without_timing(resumed_dir));
+  }
+}
+
+TEST_CASE("off-policy: every memory backend trains under SAC-D; TD3 runs", "[agents][off_policy]") {
+  for (const std::string backend : {"ffm", "shm", "kf", "spiking", "stm"}) {
+    INFO(backend);
+    auto config = tiny_config("sacd", "popgym/RepeatPreviousEasy", 4 * 51 * 2);
+    config.model.memory.type = backend;
+    config.model.memory.ffm.memory_size = 8;
+    config.model.memory.ffm.context_size = 2;
+    config.model.memory.shm.output_size = 16;
+    config.model.memory.kf.state_size = 16;
+    config.model.memory.stm.item_size = 8;
+    config.model.memory.stm.num_slots = 2;
+    config.model.memory.stm.rel_size = 8;
+    config.algo.off_policy.updates_per_step = 0.5;
+    config.checkpoint.replay_buffer = false;
+    OffPolicyTrainer trainer(config, fresh_dir("op-backend-" + backend));
+    const auto before = parameters_of(trainer);
+    const auto summary = trainer.train();
+    CHECK(summary.env_steps >= 408);
+    CHECK(trainer.updates() >= 200);
+    // It learned something: the critic moved.
+    CHECK_FALSE(torch::equal(before[before.size() / 2], parameters_of(trainer)[before.size() / 2]));
+  }
+  auto td3 = tiny_config("td3", "popgym/PositionOnlyPendulumEasy", 2 * 2 * 200);
+  td3.model.actor_memory.type = "gru";  // the actor's own memory section, as the SHM fork runs a GRU actor
+  td3.model.actor_memory.hidden_size = 8;
+  td3.model.memory.type = "ffm";
+  td3.model.memory.ffm.memory_size = 8;
+  td3.model.memory.ffm.context_size = 2;
+  OffPolicyTrainer trainer(td3, fresh_dir("op-td3"));
+  CHECK(trainer.train().env_steps == 800);
+  CHECK(trainer.updates() > 0);
+}
+
+TEST_CASE("off-policy: the action space must suit the trainer", "[agents][off_policy]") {
+  const auto message = [](const rlm::Config& c) {
+    try {
+      OffPolicyTrainer t(c, fresh_dir("op-bad"));
+    } catch (const rlm::ConfigValueError& e) {
+      return e.key + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(message(tiny_config("sacd", "popgym/PositionOnlyPendulumEasy", 100)),
+             Catch::Contains("algo.type: algo.type = sacd needs a Discrete action space") &&
+                 Catch::Contains("use sac or td3"));
+  CHECK_THAT(message(tiny_config("sac", "popgym/RepeatFirstEasy", 100)),
+             Catch::Contains("algo.type = sac needs a Box action space"));
+  CHECK_THAT(message(tiny_config("sacd", "popgym/BattleshipEasy", 100)),
+             Catch::Contains("MultiDiscrete") && Catch::Contains("env.discrete_action: true"));
+}
