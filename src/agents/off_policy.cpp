@@ -13,8 +13,9 @@
 // each; Q is predicted at positions 0..T−1 and the target of position i reads position i + 1, so one pass over the
 // window serves both. Every forward starts from the initial state (no stored hidden states); windows starting
 // mid-episode see a zero previous action unless burn-in gives them their real context.
-// Random streams: acting from (seed, iteration), window sampling and update noise from (seed, update number), eval
-// from (seed, eval episode count), so a resume with the replay buffer in its checkpoint continues bitwise.
+// Random streams: acting from (seed, iteration), window sampling, update noise and the memories' own draws from
+// (seed, update number), eval from (seed, episode count), so a resume with the replay buffer in its checkpoint
+// continues bitwise.
 #include "agents/off_policy.hpp"
 
 #include <fmt/format.h>
@@ -452,6 +453,8 @@ int64_t OffPolicyTrainer::updates_due(int64_t new_steps, bool warmup_just_ended)
 
 std::pair<double, double> OffPolicyTrainer::evaluate() {
   agent_->eval();
+  seed_memory_streams(*agent_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                           {kMemoryStream, 2, static_cast<uint64_t>(episodes_)}));
   OffPolicyActingPolicy policy(agent_, config_, device_);
   std::vector<double> returns;
   const auto generator = generator_for(
@@ -491,6 +494,8 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       const auto generator = generator_for(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
                                                        {kTorchStream, static_cast<uint64_t>(iteration_)}));
       agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking.md §1.2)
+      seed_memory_streams(*agent_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                               {kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
       OffPolicyActingPolicy actor_policy(agent_, config_, device_);
       UniformRandomPolicy random_policy(spec_);
       ActingPolicy& policy = warmup ? static_cast<ActingPolicy&>(random_policy) : actor_policy;
@@ -532,6 +537,8 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       const ReplayBatch batch = sample_batch(updates_);
       const auto generator = generator_for(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
                                                        {kUpdateStream, static_cast<uint64_t>(updates_)}));
+      seed_memory_streams(*agent_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                               {kMemoryStream, 1, static_cast<uint64_t>(updates_)}));
       iteration_stats_.add(update(batch, generator));
       ++updates_;
       --pending_updates_;

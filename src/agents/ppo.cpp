@@ -177,6 +177,8 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
 
   torch::Generator generator = at::detail::createCPUGenerator(
       derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kTorchStream, static_cast<uint64_t>(iteration_)}));
+  seed_memory_streams(*model_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                           {kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
   envs_->reset();
   auto state = model_->initial_state(n, device_);
   auto starts = torch::ones({1, n}, flag);
@@ -349,6 +351,8 @@ std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
   std::mt19937_64 order_rng(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
                                         {kMinibatchStream, static_cast<uint64_t>(iteration_)}));
   std::vector<int64_t> order(num_minibatches);
+  seed_memory_streams(*model_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                           {kMemoryStream, 1, static_cast<uint64_t>(iteration_)}));
   LossStats stats;
   const auto parameters = model_->parameters();
 

@@ -8,6 +8,8 @@
 #include "agents/off_policy.hpp"
 #include "agents/ppo.hpp"
 #include "core/error.hpp"
+#include "core/seed.hpp"
+#include "memory/memory.hpp"
 
 namespace rlm::agents {
 namespace fs = std::filesystem;
@@ -66,8 +68,19 @@ LoadedPolicy load_policy(const Config& config, const envs::VecEnv& envs, const f
   }
   module->to(device);
   module->eval();
+  seed_memory_streams(*module, derive_seed(static_cast<uint64_t>(config.experiment.seed), {kMemoryStream, 3}));
   loaded.policy = make();
   return loaded;
+}
+
+void seed_memory_streams(torch::nn::Module& root, uint64_t seed) {
+  uint64_t position = 0;
+  for (const auto& module : root.modules()) {
+    if (auto* memory = dynamic_cast<memory::Memory*>(module.get())) {
+      memory->set_generator(at::detail::createCPUGenerator(derive_seed(seed, {position})));
+    }
+    ++position;
+  }
 }
 
 torch::Device resolve_device(const std::string& device) {

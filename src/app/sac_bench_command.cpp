@@ -134,19 +134,22 @@ int sac_bench_command(const Args& args) {
     for (int i = 0; i < 2; ++i) trainer.update(trainer.sample_batch(i), generator);  // warm-up (allocator, caches)
     double sample_seconds = 0;
     const auto start = std::chrono::steady_clock::now();
-    for (int64_t i = 0; i < updates; ++i) {
+    // Up to `updates` updates, but a slow backend (STM loops over time) stops after 20 s and at least 3 updates.
+    int64_t done = 0;
+    for (int64_t i = 0; i < updates; ++i, ++done) {
+      if (i >= 3 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > 20.0) break;
       const auto t0 = std::chrono::steady_clock::now();
       const auto batch = trainer.sample_batch(i);
       sample_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       trainer.update(batch, generator);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double ours = static_cast<double>(updates) / seconds;
+    const double ours = static_cast<double>(done) / seconds;
     std::optional<double> theirs;
     if (reference && c.memory == "gru" && c.algo != "td3")
       theirs = reference_updates_per_second(*reference, c, threads, static_cast<int>(std::min<int64_t>(updates, 30)));
     fmt::print("{:<6} {:<8} {:>12.2f} {:>12.1f} {:>14.2f} {:>14} {:>8}\n", c.algo, c.memory, ours, 1000.0 / ours,
-               1000.0 * sample_seconds / static_cast<double>(updates), theirs ? fmt::format("{:.2f}", *theirs) : "-",
+               1000.0 * sample_seconds / static_cast<double>(done), theirs ? fmt::format("{:.2f}", *theirs) : "-",
                theirs ? fmt::format("{:.2f}x", ours / *theirs) : "-");
     nlohmann::json row = {{"algo", c.algo},
                           {"memory", c.memory},

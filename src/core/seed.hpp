@@ -29,6 +29,7 @@ enum SeedStream : uint64_t {
   kEvalStream = 4,       ///< evaluation episodes
   kReplayStream = 5,     ///< {kReplayStream, update}: the windows an off-policy update samples
   kUpdateStream = 6,     ///< {kUpdateStream, update}: an off-policy update's reparameterisation/smoothing noise
+  kMemoryStream = 7,     ///< {kMemoryStream, phase, n}: the memories' own draws (SHM θ rows, spiking thresholds)
 };
 
 }  // namespace rlm

@@ -26,6 +26,21 @@ class Memory : public torch::nn::Module {
   /// x: [T, B, D]; starts: [T, B] bool, true where an episode starts at step t: the state is reset to the initial
   /// state before step t is processed.
   virtual MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) = 0;
+
+  /// The random draws of a forward (SHM's θ rows and random calibrations, the spiking cell's training thresholds) come
+  /// from `generator` (a CPU generator) from now on, so a trainer can derive them from the run's seeded streams and
+  /// reseed them where it needs to; without one they come from torch's global generator.
+  void set_generator(torch::Generator generator) { generator_ = std::move(generator); }
+
+ protected:
+  /// U[0, 1) / N(0, 1) / integers in [0, high) of `sizes`, on `options`' device and dtype: from the generator when
+  /// one is set (drawn on the CPU, then moved), else from torch's global generator on that device.
+  torch::Tensor draw_uniform(at::IntArrayRef sizes, const torch::TensorOptions& options) const;
+  torch::Tensor draw_normal(at::IntArrayRef sizes, const torch::TensorOptions& options) const;
+  torch::Tensor draw_index(int64_t high, at::IntArrayRef sizes, const torch::Device& device) const;
+
+ private:
+  std::optional<torch::Generator> generator_;
 };
 
 /// The state of batch entries `index` (int64 [K]) of `state`.

@@ -34,7 +34,8 @@ Shm::Shm(int64_t input_size, const ShmOptions& options) : options_(options) {
   norm_ = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({input_size})));
   // PyTorch's default Linear init depends only on fan_in, so one fused Linear has the distribution of the code's
   // five separate bias-free Linears (and the same parameter count).
-  projections_ = register_module("projections", torch::nn::Linear(torch::nn::LinearOptions(input_size, 4 * h + 1).bias(false)));
+  projections_ =
+      register_module("projections", torch::nn::Linear(torch::nn::LinearOptions(input_size, 4 * h + 1).bias(false)));
   if (options.calibration == "random_theta" || options.calibration == "fixed_theta") {
     const int64_t rows = options.calibration == "fixed_theta" ? 1 : options.num_thetas;
     // shm.md §1.3: created with rand, then xavier_uniform_ (fan_in = H, fan_out = L).
@@ -62,10 +63,9 @@ torch::Tensor Shm::draw_theta(const torch::Tensor& x_norm) {
   if (options_.calibration == "ones") return torch::zeros({steps, batch, h}, x_norm.options());
   if (options_.calibration == "fixed_theta" || options_.theta_sampling == "index0_compat")
     return theta_table_[0].expand({steps, batch, h});
-  // A fresh row per (step, batch entry) at every call, from torch's generator (seeded by the trainer). Drawn in
-  // [T, B] order, so T one-step calls draw the same rows as one T-step call.
-  const auto index = torch::randint(options_.num_thetas, {steps, batch},
-                                    torch::TensorOptions().dtype(torch::kLong).device(x_norm.device()));
+  // A fresh row per (step, batch entry) at every call, from the generator the trainer seeds (Memory::draw_index).
+  // Drawn in [T, B] order, so T one-step calls draw the same rows as one T-step call.
+  const auto index = draw_index(options_.num_thetas, {steps, batch}, x_norm.device());
   return theta_table_.index_select(0, index.view({-1})).view({steps, batch, h});
 }
 
@@ -97,9 +97,9 @@ MemoryOutput Shm::forward(const torch::Tensor& x, const MemoryState& state, cons
 
 // fixed_c / random_c: C is a full H×H matrix (not rank-1), so the fused op does not apply; a loop over time with a
 // materialised C per step (an ablation, shm.md §2: O(B·H²) per step, autograd keeps every state).
-MemoryOutput Shm::forward_full_calibration(const torch::Tensor& x_norm, const torch::Tensor& k,
-                                           const torch::Tensor& q, const torch::Tensor& v, const torch::Tensor& eta,
-                                           const MemoryState& state, const torch::Tensor& starts) {
+MemoryOutput Shm::forward_full_calibration(const torch::Tensor& x_norm, const torch::Tensor& k, const torch::Tensor& q,
+                                           const torch::Tensor& v, const torch::Tensor& eta, const MemoryState& state,
+                                           const torch::Tensor& starts) {
   const int64_t steps = x_norm.size(0), batch = x_norm.size(1), h = options_.memory_size;
   torch::Tensor m = state.tensors.at(0);
   const auto keep = (~starts).to(m.scalar_type()).view({steps, batch, 1, 1});
@@ -107,7 +107,7 @@ MemoryOutput Shm::forward_full_calibration(const torch::Tensor& x_norm, const to
   for (int64_t t = 0; t < steps; ++t) {
     const auto calibration = options_.calibration == "fixed_c"
                                  ? 1 + torch::tanh(fixed_c_)
-                                 : 1 + torch::tanh(torch::randn({batch, h, h}, m.options()));
+                                 : 1 + torch::tanh(draw_normal({batch, h, h}, m.options()));
     m = calibration * (m * keep[t]) + eta[t].view({batch, 1, 1}) * v[t].unsqueeze(2) * k[t].unsqueeze(1);
     if (options_.state_clamp > 0) m = m.clamp(-options_.state_clamp, options_.state_clamp);
     ys.push_back(torch::matmul(m, q[t].unsqueeze(2)).squeeze(2));

@@ -172,8 +172,8 @@ MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& 
       threshold = torch::scalar_tensor(o.resolved_acting_threshold(), membrane.options());
     } else if (o.noise_high > o.noise_low) {
       const auto noise = o.noise_sampling == SpikingNoiseSampling::kPerStep
-                             ? torch::rand({steps, batch, 2 * nh}, membrane.options())
-                             : torch::rand({batch, 2 * nh}, membrane.options());
+                             ? draw_uniform({steps, batch, 2 * nh}, membrane.options())
+                             : draw_uniform({batch, 2 * nh}, membrane.options());
       threshold = noise * (o.noise_high - o.noise_low) + (o.theta + o.noise_low);
     } else {
       threshold = torch::scalar_tensor(o.theta + o.noise_low, membrane.options());

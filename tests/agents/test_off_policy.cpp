@@ -9,6 +9,7 @@
 #include "agents/experiment_config.hpp"
 #include "agents/off_policy.hpp"
 #include "core/error.hpp"
+#include "memory/registry.hpp"
 #include "run_dir_util.hpp"
 
 namespace fs = std::filesystem;
@@ -189,4 +190,29 @@ TEST_CASE("off-policy: the action space must suit the trainer", "[agents][off_po
              Catch::Contains("algo.type = sac needs a Box action space"));
   CHECK_THAT(message(tiny_config("sacd", "popgym/BattleshipEasy", 100)),
              Catch::Contains("MultiDiscrete") && Catch::Contains("env.discrete_action: true"));
+}
+
+TEST_CASE("the memories' random draws come from the run's streams, not torch's global generator",
+          "[agents][off_policy]") {
+  for (const std::string type : {"shm", "spiking"}) {
+    INFO(type);
+    rlm::MemoryConfig config;
+    config.type = type;
+    config.hidden_size = 8;
+    config.shm.output_size = 8;
+    config.spiking.noise_high = 1.0;
+    torch::manual_seed(0);
+    auto memory = rlm::memory::make_memory(config, 4);
+    memory->train();  // the spiking cell draws its threshold only in training
+    const auto x = torch::randn({6, 3, 4});
+    const auto starts = torch::zeros({6, 3}, torch::kBool);
+    const auto run = [&](uint64_t stream, uint64_t global) {
+      rlm::agents::seed_memory_streams(*memory, stream);
+      torch::manual_seed(global);
+      return memory->forward(x, memory->initial_state(3, torch::kCPU), starts).y;
+    };
+    const auto a = run(1, 10);
+    CHECK(torch::equal(a, run(1, 20)));        // the global generator plays no part
+    CHECK_FALSE(torch::equal(a, run(2, 10)));  // the stream's seed does
+  }
 }
