@@ -23,18 +23,27 @@ std::vector<int64_t> episode_quota(int64_t episodes, int num_envs) {
   return quota;
 }
 
-bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec,
-                  const std::vector<int64_t>& quota_in, bool deterministic, const torch::Generator& generator,
-                  bool record_transitions, const std::function<void(EpisodeRecord&&)>& on_episode,
-                  const std::function<bool()>& stop) {
+bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec, const std::vector<int64_t>& quota,
+                  bool deterministic, const torch::Generator& generator, bool record_transitions,
+                  const std::function<void(EpisodeRecord&&)>& on_episode, const std::function<bool()>& stop) {
+  const auto plan = [&quota](int env, int64_t, int64_t episodes) {
+    return static_cast<size_t>(env) < quota.size() && episodes < quota[static_cast<size_t>(env)];
+  };
+  return run_episodes(envs, policy, spec, plan, deterministic, generator, record_transitions, on_episode, stop);
+}
+
+bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec, const EpisodePlan& plan,
+                  bool deterministic, const torch::Generator& generator, bool record_transitions,
+                  const std::function<void(EpisodeRecord&&)>& on_episode, const std::function<bool()>& stop,
+                  const std::function<void(const StepView&)>& on_step) {
   torch::NoGradGuard no_grad;
   const int n = envs.num_envs();
   const int64_t obs_size = envs.obs_size();
   const int64_t action_size = spec.action_size();
-  std::vector<int64_t> quota = quota_in;
-  quota.resize(static_cast<size_t>(n), 0);
-  int64_t remaining = 0;
-  for (int64_t q : quota) remaining += q;
+  std::vector<uint8_t> active(static_cast<size_t>(n));
+  std::vector<int64_t> steps(static_cast<size_t>(n), 0), episodes(static_cast<size_t>(n), 0);
+  int num_active = 0;
+  for (int i = 0; i < n; ++i) num_active += active[static_cast<size_t>(i)] = plan(i, 0, 0) ? 1 : 0;
 
   envs.reset();
   policy.begin(n);
@@ -44,12 +53,12 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
   auto prev_actions = torch::zeros({n, action_size}, torch::kFloat32);
   auto prev_rewards = torch::zeros({n}, torch::kFloat32);
   std::vector<float> env_actions(static_cast<size_t>(n * action_size));
-  while (remaining > 0) {
+  for (int64_t t = 0; num_active > 0; ++t) {
     if (stop && stop()) return false;
     const auto obs = torch::from_blob(const_cast<float*>(envs.obs().data()), {n, obs_size}, torch::kFloat32);
     if (record_transitions) {
       for (int i = 0; i < n; ++i) {
-        if (quota[static_cast<size_t>(i)] == 0) continue;
+        if (!active[static_cast<size_t>(i)]) continue;
         const float* o = envs.obs().data() + i * obs_size;
         running[static_cast<size_t>(i)].obs.insert(running[static_cast<size_t>(i)].obs.end(), o, o + obs_size);
       }
@@ -57,23 +66,24 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
     const auto actions = policy.act(obs, prev_actions, prev_rewards, starts, deterministic, generator).contiguous();
     spec.to_env_actions(actions, env_actions);
     envs.step(env_actions);
+    if (on_step) on_step({t, envs.rewards(), envs.final_obs(), envs.terminated(), envs.truncated(), active});
 
     auto* start_flags = starts.data_ptr<bool>();
     const float* action_data = actions.data_ptr<float>();
-    prev_actions.copy_(actions);
-    auto* prev_reward_data = prev_rewards.data_ptr<float>();
+    float* prev_action_data = prev_actions.data_ptr<float>();
+    float* prev_reward_data = prev_rewards.data_ptr<float>();
     for (int i = 0; i < n; ++i) {
       const bool done = envs.terminated()[i] || envs.truncated()[i];
       start_flags[i] = done;
-      prev_reward_data[i] = envs.rewards()[i];
-      if (done) {
-        prev_actions[i].zero_();
-        prev_reward_data[i] = 0.0f;
-      }
+      // The next step's previous action and reward: this step's, or 0 where a new episode starts.
+      for (int64_t c = 0; c < action_size; ++c)
+        prev_action_data[i * action_size + c] = done ? 0.0f : action_data[i * action_size + c];
+      prev_reward_data[i] = done ? 0.0f : envs.rewards()[i];
+      if (!active[static_cast<size_t>(i)]) continue;
       auto& episode = running[static_cast<size_t>(i)];
-      if (quota[static_cast<size_t>(i)] == 0) continue;
       episode.episode_return += envs.rewards()[i];
       ++episode.length;
+      ++steps[static_cast<size_t>(i)];
       if (record_transitions) {
         episode.actions.insert(episode.actions.end(), action_data + i * action_size,
                                action_data + (i + 1) * action_size);
@@ -88,8 +98,11 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
       on_episode(std::move(episode));
       episode = EpisodeRecord{};
       episode.env = i;
-      --quota[static_cast<size_t>(i)];
-      --remaining;
+      ++episodes[static_cast<size_t>(i)];
+      if (!plan(i, steps[static_cast<size_t>(i)], episodes[static_cast<size_t>(i)])) {
+        active[static_cast<size_t>(i)] = 0;
+        --num_active;
+      }
     }
   }
   return true;

@@ -1,11 +1,13 @@
-// The one acting loop: a policy steps N envs with its own recurrent state until each env has played its quota of
-// whole episodes. Off-policy collection (episodes into the replay buffer), periodic evaluation and `rlm eval` all run
-// through run_episodes. (PPO's rollout keeps its own loop: it records values and logits per step and bootstraps
-// truncated episodes.)
+// The one acting loop: a policy steps N envs with its own recurrent state until each env has played the episodes its
+// plan asks for. PPO's rollout (every env until it has steps_per_env steps and its episode has ended), off-policy
+// collection (one episode per env into the replay buffer), periodic evaluation and `rlm eval` (a quota of episodes per
+// env) all run through run_episodes; a trainer that records more per step (PPO: values, logits, bootstrap values)
+// does so in its policy's act() and in the on_step hook.
 #pragma once
 #include <torch/torch.h>
 
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "agents/action_distribution.hpp"
@@ -48,9 +50,29 @@ struct EpisodeRecord {
   int64_t length = 0;
 };
 
-/// Resets every env and runs quota[i] whole episodes in env i (an env past its quota keeps stepping, ignored).
-/// `on_episode` hears about each finished episode in the order they end (by env index within a step). Returns false
-/// when `stop` turned true first.
+/// Whether env `env` plays another episode that counts, given the steps and episodes it has played so far (asked at
+/// the start with 0, 0 and whenever one of its episodes ends).
+using EpisodePlan = std::function<bool(int env, int64_t steps, int64_t episodes)>;
+
+/// One step of every env, for the on_step hook: t counts steps since the reset; `active` says which envs were playing
+/// an episode that counts during it (before this step's episode ends are applied).
+struct StepView {
+  int64_t t = 0;
+  std::span<const float> rewards, final_obs;
+  std::span<const uint8_t> terminated, truncated;
+  const std::vector<uint8_t>& active;
+};
+
+/// Resets every env and steps them all until every env's plan says no more (an env done with its plan keeps stepping,
+/// ignored). `on_step` sees every step right after the envs moved; `on_episode` hears about each finished episode that
+/// counts, in the order they end (by env index within a step). Returns false when `stop` turned true first (checked
+/// before every step).
+bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec, const EpisodePlan& plan,
+                  bool deterministic, const torch::Generator& generator, bool record_transitions,
+                  const std::function<void(EpisodeRecord&&)>& on_episode, const std::function<bool()>& stop = {},
+                  const std::function<void(const StepView&)>& on_step = {});
+
+/// The plan "quota[i] whole episodes in env i".
 bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec, const std::vector<int64_t>& quota,
                   bool deterministic, const torch::Generator& generator, bool record_transitions,
                   const std::function<void(EpisodeRecord&&)>& on_episode, const std::function<bool()>& stop = {});

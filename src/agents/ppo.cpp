@@ -146,6 +146,55 @@ void PpoTrainer::diverged(const std::string& what) const {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+namespace {
+
+/// PPO's acting policy inside a rollout: steps the model with T = 1 and records, per step, what the update needs
+/// (obs, starts, actions, log-probs, values, logits) into the rollout's row t.
+class RolloutPolicy : public ActingPolicy {
+ public:
+  struct Rows {
+    torch::Tensor obs, starts, actions, log_probs, values, logits;
+  };
+  RolloutPolicy(ActorCritic model, const ActionSpec& spec, torch::Device device, Rows rows)
+      : model_(std::move(model)), spec_(spec), device_(device), rows_(std::move(rows)) {}
+  void begin(int64_t num_envs) override { state_ = model_->initial_state(num_envs, device_); }
+  torch::Tensor act(const torch::Tensor& obs, const torch::Tensor&, const torch::Tensor&, const torch::Tensor& starts,
+                    bool, const torch::Generator& generator) override {
+    auto obs_t = rows_.obs[t_];
+    obs_t.copy_(obs);
+    rows_.starts[t_].copy_(starts);
+    out_ = model_->forward(obs_t.unsqueeze(0).to(device_), state_, starts.unsqueeze(0).to(device_));
+    auto logits = out_.logits[0].to(torch::kCPU);
+    ActionDistribution dist(spec_, logits);
+    auto actions = dist.sample(generator);
+    rows_.actions[t_].copy_(actions);
+    rows_.log_probs[t_].copy_(dist.log_prob(actions));
+    rows_.values[t_].copy_(out_.values[0]);
+    rows_.logits[t_].copy_(logits);
+    ++t_;
+    return actions;
+  }
+  /// V(obs) for one step from the memory after the step just taken (bootstrap values of truncated episodes).
+  torch::Tensor values_after_step(const torch::Tensor& obs) {
+    const int64_t n = obs.size(0);
+    return model_->forward(obs.unsqueeze(0).to(device_), out_.state, torch::zeros({1, n}, torch::kBool).to(device_))
+        .values[0];
+  }
+  /// Called once the step is recorded: the state carried to the next step.
+  void advance() { state_ = memory::detach(out_.state); }
+
+ private:
+  ActorCritic model_;
+  const ActionSpec& spec_;
+  torch::Device device_;
+  Rows rows_;
+  memory::MemoryState state_;
+  ActorCriticOutput out_;
+  int64_t t_ = 0;
+};
+
+}  // namespace
+
 std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::function<bool()>& stop_requested) {
   torch::NoGradGuard no_grad;
   // Acting runs the model in eval mode (the spiking cell's fixed threshold, spiking.md §1.2), updates in training
@@ -179,74 +228,44 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
       derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kTorchStream, static_cast<uint64_t>(iteration_)}));
   seed_memory_streams(*model_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
                                            {kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
-  envs_->reset();
-  auto state = model_->initial_state(n, device_);
-  auto starts = torch::ones({1, n}, flag);
-  std::vector<uint8_t> active(n, 1);
-  std::vector<double> running_return(n, 0.0);
-  std::vector<float> env_actions(n * components);
-  int64_t num_active = n;
+  RolloutPolicy policy(model_, action_spec_, device_, {r.obs, r.starts, r.actions, r.log_probs, r.values, r.logits});
 
-  const int64_t target = config_.algo.steps_per_env * n;
-  for (int64_t t = 0; num_active > 0; ++t) {
-    if (stop_requested && stop_requested()) return std::nullopt;
+  // RLlib's complete_episodes: every env plays until it has steps_per_env steps and its episode has ended.
+  const int64_t steps_per_env = config_.algo.steps_per_env;
+  const auto plan = [&](int, int64_t steps, int64_t) { return steps < steps_per_env; };
+  const int64_t target = steps_per_env * n;
+  const auto on_step = [&](const StepView& step) {
+    const int64_t t = step.t;
     if (progress_) {
       progress_->phase([&] {
-        return fmt::format("iter {}: rollout {}/{} steps", iteration_ + 1, format_count(std::min(t * n, target)),
+        return fmt::format("iter {}: rollout {}/{} steps", iteration_ + 1, format_count(std::min((t + 1) * n, target)),
                            format_count(target));
       });
     }
-    auto obs_t = r.obs[t];
-    std::copy(envs_->obs().begin(), envs_->obs().end(), obs_t.data_ptr<float>());
-    r.starts[t].copy_(starts[0]);
-    auto out = model_->forward(obs_t.unsqueeze(0).to(device_), state, starts.to(device_));
-    auto logits = out.logits[0].to(torch::kCPU);
-    ActionDistribution dist(action_spec_, logits);
-    auto actions = dist.sample(generator);
-    r.actions[t].copy_(actions);
-    r.log_probs[t].copy_(dist.log_prob(actions));
-    r.values[t].copy_(out.values[0]);
-    r.logits[t].copy_(logits);
     auto* valid_ptr = r.valid[t].data_ptr<bool>();
-    for (int64_t b = 0; b < n; ++b) valid_ptr[b] = active[b] != 0;
-
-    action_spec_.to_env_actions(actions, env_actions);
-    envs_->step(env_actions);
-
-    const auto rewards = envs_->rewards();
-    const auto terminated = envs_->terminated();
-    const auto truncated = envs_->truncated();
-    std::copy(rewards.begin(), rewards.end(), r.rewards[t].data_ptr<float>());
     auto* done_ptr = r.dones[t].data_ptr<bool>();
     auto* term_ptr = r.terminated[t].data_ptr<bool>();
+    std::copy(step.rewards.begin(), step.rewards.end(), r.rewards[t].data_ptr<float>());
     bool any_truncated = false;
     for (int64_t b = 0; b < n; ++b) {
-      done_ptr[b] = terminated[b] || truncated[b];
-      term_ptr[b] = terminated[b];
-      any_truncated |= active[b] && truncated[b] && !terminated[b];
+      valid_ptr[b] = step.active[static_cast<size_t>(b)] != 0;
+      done_ptr[b] = step.terminated[b] || step.truncated[b];
+      term_ptr[b] = step.terminated[b];
+      any_truncated |= valid_ptr[b] && step.truncated[b] && !step.terminated[b];
     }
     // Bootstrap values for truncated episodes: V(final obs) given the memory after this step.
     if (any_truncated) {
-      auto final_obs = torch::from_blob(const_cast<float*>(envs_->final_obs().data()), {1, n, obs_size}, f32);
-      auto v = model_->forward(final_obs.to(device_), out.state, torch::zeros({1, n}, flag).to(device_));
-      r.bootstrap[t].copy_(v.values[0]);
+      const auto final_obs = torch::from_blob(const_cast<float*>(step.final_obs.data()), {n, obs_size}, f32);
+      r.bootstrap[t].copy_(policy.values_after_step(final_obs));
     }
-    for (int64_t b = 0; b < n; ++b) {
-      if (!active[b]) continue;
-      running_return[b] += rewards[b];
-      if (done_ptr[b]) {
-        r.episode_returns.push_back(running_return[b]);
-        running_return[b] = 0.0;
-        if (t + 1 >= config_.algo.steps_per_env) {
-          active[b] = 0;
-          --num_active;
-        }
-      }
-    }
-    state = detach(out.state);
-    starts = r.dones[t].unsqueeze(0).clone();
+    policy.advance();
     r.steps = t + 1;
-  }
+  };
+  const bool complete = run_episodes(
+      *envs_, policy, action_spec_, plan, /*deterministic=*/false, generator,
+      /*record_transitions=*/false,
+      [&](EpisodeRecord&& episode) { r.episode_returns.push_back(episode.episode_return); }, stop_requested, on_step);
+  if (!complete) return std::nullopt;
   return r;
 }
 
