@@ -5,6 +5,7 @@
 # the greedy evaluation of the final checkpoint, and no temp files left behind.
 #
 # Usage: scripts/crash_test.sh [--quick] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]
+#   (an off-policy --config, algo.type sac/sacd/td3, runs with checkpoint.replay_buffer=true)
 #   --quick   a handful of kills on a tiny run (the test suite runs this: cli.crash_resume)
 #   --kills   how many kill -9 (default 30; --quick: 4)
 #   --seed    seed of the kill schedule (default: random; printed so a failure can be replayed)
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; kills=4; shift ;;
     --kills) kills="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
-    --config) config="$2"; shift 2 ;;
+    --config) config="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     *) break ;;
   esac
 done
@@ -35,7 +36,16 @@ cd "$work"
 
 settings=(experiment.device=cpu experiment.torch_threads=1 env.num_threads=2 logging.console=false
   checkpoint.every=1 checkpoint.keep_last=2)
-if [ "$quick" -eq 1 ]; then
+if grep -Eq '^\s*type:\s*(sac|sacd|td3)\b' "$config"; then
+  # An off-policy config: the replay buffer travels in the checkpoints, so a resume is bitwise too.
+  settings=(experiment.device=cpu experiment.torch_threads=1 logging.console=false checkpoint.every=1
+    checkpoint.keep_last=2 checkpoint.replay_buffer=true)
+  if [ "$quick" -eq 1 ]; then
+    settings+=(model.memory.hidden_size=16 model.off_policy.actor_layers=[16] model.off_policy.critic_layers=[16]
+      algo.off_policy.batch_size=8 algo.off_policy.warmup_episodes=2 algo.off_policy.eval_interval=4
+      algo.off_policy.eval_episodes=2)
+  fi
+elif [ "$quick" -eq 1 ]; then
   settings+=(env.num_envs=4 algo.steps_per_env=32 algo.minibatch_size=102 algo.epochs=2 model.feature_size=16
     model.preprocessor_size=16 model.head_sizes=[16] model.memory.hidden_size=16 algo.total_steps=2400)
 else
@@ -110,7 +120,7 @@ while [ "$killed" -lt "$kills" ] || [ "$rounds" -eq 0 ]; do
 
   "$PYTHON" - "$ref" "$run" <<'PY' || failures=$((failures + 1))
 import json, sys
-timing = {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds"}
+timing = {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds", "charts/update_seconds"}
 def rows(run):
     out = []
     for line in open(f"{run}/metrics.jsonl"):
@@ -132,7 +142,7 @@ PY
   "$PYTHON" "$REPO/scripts/tb_readback.py" "$run" >run_tb.json && "$PYTHON" - <<'PY' || failures=$((failures + 1))
 import json
 a, b = json.load(open("ref_tb.json")), json.load(open("run_tb.json"))
-drop = {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds"}
+drop = {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds", "charts/update_seconds"}
 def steps(scalars):
     return {tag: sorted(p[0] for p in points) for tag, points in scalars.items()}
 def values(scalars):

@@ -158,7 +158,11 @@ void MetricsLogger::log(int64_t step, const std::vector<std::pair<std::string, d
 
   if (tensorboard_) {
     const double wall_time = TensorBoardWriter::now();
-    for (const auto& [tag, value] : scalars) tensorboard_->add_scalar(tag, value, step, wall_time);
+    // A value a row does not have (an evaluation that did not run, a loss before the first update) is NaN: a gap in
+    // TensorBoard's curve rather than a point.
+    for (const auto& [tag, value] : scalars) {
+      if (std::isfinite(value)) tensorboard_->add_scalar(tag, value, step, wall_time);
+    }
   }
 }
 

@@ -20,7 +20,8 @@ class MetricsLogger {
   MetricsLogger(const std::filesystem::path& run_dir, bool tensorboard);
 
   /// One row: {"step": step, tag: value, ...} in JSONL (non-finite values as null); the CSV follows the header
-  /// fixed by its first row (missing tags -> empty cells, new tags only in JSONL). Flushed before returning.
+  /// fixed by its first row (missing tags -> empty cells, new tags only in JSONL); TensorBoard gets the finite values
+  /// only. Flushed before returning.
   void log(int64_t step, const std::vector<std::pair<std::string, double>>& scalars);
 
   /// Keeps only rows with row step <= step in both files and the TensorBoard event files, each rewritten atomically. A
