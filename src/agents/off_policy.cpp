@@ -77,11 +77,13 @@ OffPolicyAgentImpl::OffPolicyAgentImpl(int64_t obs_size, const ActionSpec& spec,
     copy_module_state(*actor_target, *actor);
     for (auto& p : actor_target->parameters()) p.set_requires_grad(false);
   }
-  // pomdp-baselines: log α = 0 when tuned (α starts at 1; entropy_alpha is then ignored), else α = entropy_alpha.
-  const bool tuned =
-      config.algo.type == "sacd" ? config.algo.sacd.automatic_entropy_tuning : config.algo.sac.automatic_entropy_tuning;
-  const double fixed = config.algo.type == "sacd" ? config.algo.sacd.entropy_alpha : config.algo.sac.entropy_alpha;
-  log_alpha = register_parameter("log_alpha", torch::full({1}, tuned ? 0.0 : std::log(std::max(fixed, 1e-30))),
+  // Tuned: log α starts at log(initial_alpha) (pomdp-baselines: 0, so α = 1, and entropy_alpha is ignored);
+  // otherwise α = entropy_alpha throughout.
+  const bool sacd = config.algo.type == "sacd";
+  const bool tuned = sacd ? config.algo.sacd.automatic_entropy_tuning : config.algo.sac.automatic_entropy_tuning;
+  const double start = tuned ? (sacd ? config.algo.sacd.initial_alpha : config.algo.sac.initial_alpha)
+                             : (sacd ? config.algo.sacd.entropy_alpha : config.algo.sac.entropy_alpha);
+  log_alpha = register_parameter("log_alpha", torch::full({1}, std::log(std::max(start, 1e-30))),
                                  /*requires_grad=*/tuned);
 }
 

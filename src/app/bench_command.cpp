@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agents/experiment_config.hpp"
-#include "agents/ppo.hpp"
+#include "agents/trainer.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
@@ -49,9 +49,9 @@ int bench_command(const Args& args) {
     config.checkpoint.every = 1 << 30;
     const fs::path run_dir = scratch / fs::path(c.config).stem();
     fs::create_directories(run_dir);
-    agents::PpoTrainer trainer(config, run_dir);
+    const auto trainer = agents::make_trainer(config, run_dir);
     const auto start = std::chrono::steady_clock::now();
-    const auto summary = trainer.train();
+    const auto summary = trainer->train();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double sps = summary.env_steps / seconds;
     const double rollout_share = 100.0 * summary.rollout_seconds / seconds;

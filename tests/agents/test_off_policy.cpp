@@ -216,3 +216,19 @@ TEST_CASE("the memories' random draws come from the run's streams, not torch's g
     CHECK_FALSE(torch::equal(a, run(2, 10)));  // the stream's seed does
   }
 }
+
+TEST_CASE("off-policy: α starts where the config says and only a tuned α learns", "[agents][off_policy]") {
+  auto tuned = tiny_config("sacd", "popgym/RepeatPreviousEasy", 100);
+  OffPolicyTrainer pomdp_baselines(tuned, fresh_dir("op-alpha-1"));
+  CHECK(pomdp_baselines.agent()->log_alpha.item<double>() == 0.0);  // α = 1
+  CHECK(pomdp_baselines.agent()->log_alpha.requires_grad());
+  tuned.algo.sacd.initial_alpha = 0.1;  // Memory-RL's init_temperature
+  OffPolicyTrainer memory_rl(tuned, fresh_dir("op-alpha-2"));
+  CHECK(memory_rl.agent()->log_alpha.item<double>() == Approx(std::log(0.1)));
+  auto fixed = tiny_config("sac", "popgym/PositionOnlyPendulumEasy", 100);
+  fixed.algo.sac.automatic_entropy_tuning = false;
+  fixed.algo.sac.entropy_alpha = 0.2;
+  OffPolicyTrainer constant(fixed, fresh_dir("op-alpha-3"));
+  CHECK(constant.agent()->log_alpha.item<double>() == Approx(std::log(0.2)));
+  CHECK_FALSE(constant.agent()->log_alpha.requires_grad());
+}
