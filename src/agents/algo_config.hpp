@@ -91,6 +91,10 @@ struct AlgoConfig {
     v.section("sacd", sacd);
     v.section("td3", td3);
   }
+  /// The temperature settings of the chosen SAC variant (algo.sacd for sacd, else algo.sac).
+  const TemperatureConfig& temperature() const {
+    return type == "sacd" ? static_cast<const TemperatureConfig&>(sacd) : sac;
+  }
   bool operator==(const AlgoConfig&) const = default;
 };
 

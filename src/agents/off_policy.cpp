@@ -63,8 +63,7 @@ OffPolicyAgentImpl::OffPolicyAgentImpl(int64_t obs_size, const ActionSpec& spec,
   const auto& actor_memory = model.memory_of(model.actor_memory);
   const auto& critic_memory = model.memory_of(model.critic_memory);
   const auto head = head_of(config.algo.type);
-  actor = register_module("actor",
-                          RecurrentActor(obs_size, num_actions_, num_actions_, head, model.off_policy, actor_memory));
+  actor = register_module("actor", RecurrentActor(obs_size, num_actions_, head, model.off_policy, actor_memory));
   critic =
       register_module("critic", RecurrentCritic(obs_size, num_actions_, discrete_, model.off_policy, critic_memory));
   critic_target = register_module("critic_target",
@@ -72,17 +71,16 @@ OffPolicyAgentImpl::OffPolicyAgentImpl(int64_t obs_size, const ActionSpec& spec,
   copy_module_state(*critic_target, *critic);
   for (auto& p : critic_target->parameters()) p.set_requires_grad(false);
   if (head == PolicyHead::kDeterministic) {
-    actor_target = register_module(
-        "actor_target", RecurrentActor(obs_size, num_actions_, num_actions_, head, model.off_policy, actor_memory));
+    actor_target =
+        register_module("actor_target", RecurrentActor(obs_size, num_actions_, head, model.off_policy, actor_memory));
     copy_module_state(*actor_target, *actor);
     for (auto& p : actor_target->parameters()) p.set_requires_grad(false);
   }
   // Tuned: log α starts at log(initial_alpha) (pomdp-baselines: 0, so α = 1, and entropy_alpha is ignored);
   // otherwise α = entropy_alpha throughout.
-  const bool sacd = config.algo.type == "sacd";
-  const bool tuned = sacd ? config.algo.sacd.automatic_entropy_tuning : config.algo.sac.automatic_entropy_tuning;
-  const double start = tuned ? (sacd ? config.algo.sacd.initial_alpha : config.algo.sac.initial_alpha)
-                             : (sacd ? config.algo.sacd.entropy_alpha : config.algo.sac.entropy_alpha);
+  const TemperatureConfig& temperature = config.algo.temperature();
+  const bool tuned = temperature.automatic_entropy_tuning;
+  const double start = tuned ? temperature.initial_alpha : temperature.entropy_alpha;
   log_alpha = register_parameter("log_alpha", torch::full({1}, std::log(std::max(start, 1e-30))),
                                  /*requires_grad=*/tuned);
 }
@@ -192,7 +190,7 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
       std::make_unique<torch::optim::Adam>(agent_->critic->parameters(), torch::optim::AdamOptions(op.lr));
   actor_optimizer_ =
       std::make_unique<torch::optim::Adam>(agent_->actor->parameters(), torch::optim::AdamOptions(op.lr));
-  const double alpha_lr = type == "sacd" ? config_.algo.sacd.alpha_lr : config_.algo.sac.alpha_lr;
+  const double alpha_lr = config_.algo.temperature().alpha_lr;
   alpha_optimizer_ = std::make_unique<torch::optim::Adam>(std::vector<torch::Tensor>{agent_->log_alpha},
                                                           torch::optim::AdamOptions(alpha_lr));
   target_entropy_ = type == "sacd"
@@ -286,8 +284,7 @@ ResumeReport OffPolicyTrainer::resume() {
     const int64_t episodes = std::max<int64_t>(config_.algo.off_policy.warmup_episodes, 1);
     UniformRandomPolicy random(spec_);
     std::vector<EpisodeRecord> records;
-    const auto generator = generator_for(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                                     {kTorchStream, static_cast<uint64_t>(iteration_), 1}));
+    const auto generator = generator_for(stream({kTorchStream, static_cast<uint64_t>(iteration_), 1}));
     run_episodes(*envs_, random, spec_, episode_quota(episodes, envs_->num_envs()), false, generator, true,
                  [&](EpisodeRecord&& r) { records.push_back(std::move(r)); });
     for (const auto& r : records) replay_->add_episode(r.obs, r.actions, r.rewards, r.terminated);
@@ -304,8 +301,7 @@ ResumeReport OffPolicyTrainer::resume() {
 
 // ---------------------------------------------------------------------------------------------------------------
 ReplayBatch OffPolicyTrainer::sample_batch(int64_t update_index) const {
-  std::mt19937_64 rng(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                  {kReplayStream, static_cast<uint64_t>(update_index)}));
+  std::mt19937_64 rng(stream({kReplayStream, static_cast<uint64_t>(update_index)}));
   const auto& op = config_.algo.off_policy;
   ReplayBatch batch = replay_->sample(op.batch_size, seq_len_, op.burn_in, op.sample_weight_baseline, rng);
   // Rows after the last real step of every window change no loss (the networks are causal, padding is masked):
@@ -455,12 +451,10 @@ int64_t OffPolicyTrainer::updates_due(int64_t new_steps, bool warmup_just_ended)
 
 std::pair<double, double> OffPolicyTrainer::evaluate() {
   agent_->eval();
-  seed_memory_streams(*agent_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                           {kMemoryStream, 2, static_cast<uint64_t>(episodes_)}));
+  seed_memory_streams(*agent_, stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_)}));
   OffPolicyActingPolicy policy(agent_, config_, device_);
   std::vector<double> returns;
-  const auto generator = generator_for(
-      derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kEvalStream, static_cast<uint64_t>(episodes_)}));
+  const auto generator = generator_for(stream({kEvalStream, static_cast<uint64_t>(episodes_)}));
   run_episodes(*eval_envs_, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, eval_envs_->num_envs()),
                /*deterministic=*/true, generator, false,
                [&](EpisodeRecord&& r) { returns.push_back(r.episode_return); });
@@ -491,13 +485,10 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       // ---- collect: every env plays one episode ----
       const bool warmup = episodes_ < op.warmup_episodes;
       const auto counters = envs_->episode_counters();
-      const auto torch_rng = at::detail::getDefaultCPUGenerator().get_state();
       std::vector<EpisodeRecord> records;
-      const auto generator = generator_for(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                                       {kTorchStream, static_cast<uint64_t>(iteration_)}));
+      const auto generator = generator_for(stream({kTorchStream, static_cast<uint64_t>(iteration_)}));
       agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking.md §1.2)
-      seed_memory_streams(*agent_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                               {kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
+      seed_memory_streams(*agent_, stream({kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
       OffPolicyActingPolicy actor_policy(agent_, config_, device_);
       UniformRandomPolicy random_policy(spec_);
       ActingPolicy& policy = warmup ? static_cast<ActingPolicy&>(random_policy) : actor_policy;
@@ -509,8 +500,6 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       agent_->train();
       if (!complete) {  // nothing of this iteration is kept: the state is the one it started from
         envs_->set_episode_counters(counters);
-        auto global = at::detail::getDefaultCPUGenerator();
-        global.set_state(torch_rng);
         stop_here();
         break;
       }
@@ -537,10 +526,8 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       if (stopped()) break;
       progress.phase([&] { return fmt::format("iter {}: {} updates to go", iteration_ + 1, pending_updates_); });
       const ReplayBatch batch = sample_batch(updates_);
-      const auto generator = generator_for(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                                       {kUpdateStream, static_cast<uint64_t>(updates_)}));
-      seed_memory_streams(*agent_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                               {kMemoryStream, 1, static_cast<uint64_t>(updates_)}));
+      const auto generator = generator_for(stream({kUpdateStream, static_cast<uint64_t>(updates_)}));
+      seed_memory_streams(*agent_, stream({kMemoryStream, 1, static_cast<uint64_t>(updates_)}));
       iteration_stats_.add(update(batch, generator));
       ++updates_;
       --pending_updates_;

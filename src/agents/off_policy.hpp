@@ -18,6 +18,7 @@
 #include "agents/experiment_config.hpp"
 #include "agents/recurrent_networks.hpp"
 #include "agents/trainer.hpp"
+#include "core/seed.hpp"
 #include "envs/vec_env.hpp"
 
 namespace rlm {
@@ -100,6 +101,10 @@ class OffPolicyTrainer : public Trainer {
   NamedOptimizers optimizers();
   [[noreturn]] void diverged(const std::string& what) const;
   double alpha() const;
+  /// The seed of the run's stream `path` (core/seed.hpp).
+  uint64_t stream(std::initializer_list<uint64_t> path) const {
+    return derive_seed(static_cast<uint64_t>(config_.experiment.seed), path);
+  }
 
   Config config_;
   std::filesystem::path run_dir_;

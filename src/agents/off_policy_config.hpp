@@ -60,8 +60,8 @@ struct OffPolicyConfig {
   bool operator==(const OffPolicyConfig&) const = default;
 };
 
-/// SAC for Box actions (algo.sac): tanh-squashed Gaussian, twin critics (models_algos.md §4.4).
-struct SacConfig {
+/// The entropy temperature α of SAC and SAC-D (models_algos.md §4.4); each adds its own target entropy.
+struct TemperatureConfig {
   /// α when automatic_entropy_tuning is off.
   double entropy_alpha = 0.1;
   /// Learn α towards the target entropy.
@@ -69,8 +69,6 @@ struct SacConfig {
   /// α at the start when tuned: 1 is pomdp-baselines' (log α = 0); Memory-RL's init_temperature is 0.1. POPGym's
   /// rewards are at most 1/L per step, so a start at 1 holds the policy at maximum entropy for thousands of updates.
   double initial_alpha = 1.0;
-  /// Target entropy per action dimension: target = target_entropy_per_dim · dim(A) (−1: the usual −dim(A)).
-  double target_entropy_per_dim = -1.0;
   /// Adam learning rate of log α.
   double alpha_lr = 3e-4;
 
@@ -79,32 +77,33 @@ struct SacConfig {
     v.field("entropy_alpha", entropy_alpha, at_least(0));
     v.field("automatic_entropy_tuning", automatic_entropy_tuning);
     v.field("initial_alpha", initial_alpha, greater_than(0));
-    v.field("target_entropy_per_dim", target_entropy_per_dim, any_number());
     v.field("alpha_lr", alpha_lr, greater_than(0));
+  }
+  bool operator==(const TemperatureConfig&) const = default;
+};
+
+/// SAC for Box actions (algo.sac): tanh-squashed Gaussian, twin critics (models_algos.md §4.4).
+struct SacConfig : TemperatureConfig {
+  /// Target entropy per action dimension: target = target_entropy_per_dim · dim(A) (−1: the usual −dim(A)).
+  double target_entropy_per_dim = -1.0;
+
+  template <class V>
+  void visit(V& v) {
+    TemperatureConfig::visit(v);
+    v.field("target_entropy_per_dim", target_entropy_per_dim, any_number());
   }
   bool operator==(const SacConfig&) const = default;
 };
 
 /// SAC-Discrete (algo.sacd): categorical policy, Q for every action (models_algos.md §4.4, kf.md §4.1).
-struct SacdConfig {
-  /// α when automatic_entropy_tuning is off.
-  double entropy_alpha = 0.1;
-  /// Learn α towards the target entropy.
-  bool automatic_entropy_tuning = true;
-  /// α at the start when tuned (1: pomdp-baselines' log α = 0; see SacConfig::initial_alpha).
-  double initial_alpha = 1.0;
+struct SacdConfig : TemperatureConfig {
   /// Target entropy = ratio · ln|A| (pomdp-baselines' target_entropy for sacd; KF paper 0.7, MineSweeper 0.35).
   double target_entropy_ratio = 0.7;
-  /// Adam learning rate of log α.
-  double alpha_lr = 3e-4;
 
   template <class V>
   void visit(V& v) {
-    v.field("entropy_alpha", entropy_alpha, at_least(0));
-    v.field("automatic_entropy_tuning", automatic_entropy_tuning);
-    v.field("initial_alpha", initial_alpha, greater_than(0));
+    TemperatureConfig::visit(v);
     v.field("target_entropy_ratio", target_entropy_ratio, in_range(0, 1));
-    v.field("alpha_lr", alpha_lr, greater_than(0));
   }
   bool operator==(const SacdConfig&) const = default;
 };

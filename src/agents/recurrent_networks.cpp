@@ -141,11 +141,11 @@ TwinQ RecurrentCriticImpl::q(const torch::Tensor& hidden, const torch::Tensor& o
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-RecurrentActorImpl::RecurrentActorImpl(int64_t obs_size, int64_t action_input_size, int64_t num_actions,
-                                       PolicyHead head, const OffPolicyModelConfig& m, const MemoryConfig& memory)
+RecurrentActorImpl::RecurrentActorImpl(int64_t obs_size, int64_t num_actions, PolicyHead head,
+                                       const OffPolicyModelConfig& m, const MemoryConfig& memory)
     : head_(head) {
   const bool rlkit = m.init == "rlkit";
-  encoder_ = register_module("encoder", HistoryEncoder(obs_size, action_input_size, m, memory, rlkit));
+  encoder_ = register_module("encoder", HistoryEncoder(obs_size, num_actions, m, memory, rlkit));
   int64_t branch_out = obs_size;
   if (m.shortcut == "embedded") {
     branch_out = m.observation_embedding_size > 0 ? m.observation_embedding_size : embedding_width(m);

@@ -79,8 +79,10 @@ TORCH_MODULE(RecurrentCritic);
 
 class RecurrentActorImpl : public torch::nn::Module {
  public:
-  RecurrentActorImpl(int64_t obs_size, int64_t action_input_size, int64_t num_actions, PolicyHead head,
-                     const OffPolicyModelConfig& model, const MemoryConfig& memory);
+  /// num_actions: |A| (discrete) or action dimensions (continuous), which is also the width of the previous action
+  /// the encoder reads (one-hot, or the action itself).
+  RecurrentActorImpl(int64_t obs_size, int64_t num_actions, PolicyHead head, const OffPolicyModelConfig& model,
+                     const MemoryConfig& memory);
   /// The head's raw outputs at every position: logits [T, B, |A|] (categorical), mean and log-std clamped to
   /// [−20, 2] concatenated [T, B, 2·dims] (tanh-Gaussian), or tanh(mean) [T, B, dims] (deterministic).
   torch::Tensor forward(const SequenceInputs& in, const memory::MemoryState& state, memory::MemoryState* state_out);
