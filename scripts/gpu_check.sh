@@ -4,9 +4,10 @@
 #   Usage: scripts/gpu_check.sh RESULTS_DIR [STAGE ...]
 #   STAGE: build, cuda (the [cuda] tests), bench (memory layer and PPO on the GPU), test (ctest), envs (env
 #   throughput and 2- and 8-thread scaling). Default: all five, in that order, most important first.
-# Each stage takes a few minutes on the lent 16-core machines; the run tool allows 10 minutes per command, so a
-# cautious session runs `build cuda bench` in one command and `test envs` in the next (build-gpu stays while the
-# machine is warm; a later stage rebuilds only what changed).
+# Seen on an H100 machine (2026-11-24): build 2 min, cuda 25 s, bench 20 s (memory) + ~15 s (PPO), envs 5 min 10 s;
+# test not yet run there. The run tool allows 10 minutes per command, so a session runs `build cuda bench` in one
+# command and `envs` or `test` in the next (build-gpu stays only while the machine is warm, 30 s after a call: a
+# later command on a fresh machine rebuilds everything).
 # On the lent GPU machines (no network) torch is already installed system-wide; the Debian -dev packages must be
 # carried in .deps/debs (scripts/fetch_gpu_debs.sh downloads them; pass carry=[".deps"] to the run tool) and are
 # unpacked into .deps/root.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -58,6 +59,7 @@ int bench_command(const Args& args) {
     const double update_share = 100.0 * summary.update_seconds / seconds;
     fmt::print("{:<40} {:>10} {:>10.2f} {:>10.1f} {:>10.1f} {:>12.0f}\n", c.name, summary.env_steps, seconds,
                rollout_share, update_share, sps);
+    std::fflush(stdout);  // each figure as it comes, also when stdout is a file
     results.push_back({{"case", c.name},
                        {"config", c.config},
                        {"device", device},
@@ -69,8 +71,11 @@ int bench_command(const Args& args) {
                        {"update_seconds", summary.update_seconds},
                        {"torch_threads", c.torch_threads}});
   }
-  fs::remove_all(scratch);
+  // The figures first, the scratch runs after: on the lent GPU image std::filesystem::remove_all crashed (a null
+  // call inside libstdc++, 2026-11-24), and the results must not depend on the clean-up.
   if (auto json = parsed.get("json")) write_file_atomic(*json, results.dump(2) + "\n");
+  std::fflush(stdout);
+  fs::remove_all(scratch);
   return 0;
 }
 

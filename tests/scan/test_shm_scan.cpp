@@ -36,9 +36,11 @@ std::vector<torch::Tensor> run(bool reference, const ShmProblem& p, double clamp
   for (const auto& t : p.inputs) in.push_back(t.detach().clone().requires_grad_(true));
   const auto out = (reference ? shm_scan_reference : shm_scan)(in[0], in[1], in[2], in[3], in[4], in[5], in[6],
                                                               p.starts, clamp);
+  // Drawn on the CPU and moved: CUDA's generator gives other numbers for the same seed, and the CPU-vs-CUDA test
+  // needs the same loss on both devices.
   torch::manual_seed(weight_seed);
-  const auto wy = torch::randn(out.y.sizes(), out.y.options());
-  const auto wm = torch::randn(out.m_last.sizes(), out.m_last.options());
+  const auto wy = torch::randn(out.y.sizes(), torch::kFloat64).to(out.y.device());
+  const auto wm = torch::randn(out.m_last.sizes(), torch::kFloat64).to(out.m_last.device());
   ((out.y * wy).sum() + (out.m_last * wm).sum()).backward();
   std::vector<torch::Tensor> result = {out.y.detach(), out.m_last.detach()};
   for (const auto& t : in) result.push_back(t.grad());
