@@ -48,11 +48,11 @@ void check_cross_fields(const Config& c, const config_reader::Report& report) {
                        spiking.noise_low, spiking.noise_high));
   }
   const auto& kf = c.model.memory.kf;
-  if (kf.variant == "vssm" && kf.process_noise == "input_dependent") {
+  if (kf.variant == memory::KfVariant::vssm && kf.process_noise == memory::KfProcessNoise::input_dependent) {
     report({"model.memory.kf.process_noise", "model.memory.kf.variant"},
            "model.memory.kf.process_noise = input_dependent needs variant kf or kf_u (vssm has no noise)");
   }
-  if (kf.variant == "vssm" && kf.output_features == "mean_cov") {
+  if (kf.variant == memory::KfVariant::vssm && kf.output_features == memory::KfOutputFeatures::mean_cov) {
     report({"model.memory.kf.output_features", "model.memory.kf.variant"},
            "model.memory.kf.output_features = mean_cov needs variant kf or kf_u (vssm has no variance)");
   }

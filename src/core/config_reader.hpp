@@ -232,6 +232,20 @@ class FieldReader {
     }
     value = s;
   }
+  template <class E>
+  void field(std::string_view name, E& value, const EnumChoices<E>& choices) {
+    if (!take(name)) return;
+    if (!node_.IsScalar()) type_error(at_, node_, path_, src_, "a string");
+    for (const auto& [text, e] : choices.values) {
+      if (text == node_.Scalar()) {
+        value = e;
+        return;
+      }
+    }
+    std::vector<std::string_view> names;
+    for (const auto& entry : choices.values) names.push_back(entry.first);
+    fail(fmt::format("{}: {} = '{}' is not one of {}", at_, path_, node_.Scalar(), fmt::join(names, ", ")));
+  }
   void field(std::string_view name, std::vector<int>& value, const Range& range) {
     if (!take(name)) return;
     if (!node_.IsSequence()) type_error(at_, node_, path_, src_, "a list of integers, like [64, 64]");
@@ -313,6 +327,10 @@ class Writer {
       out_ << value;
     }
   }
+  template <class E>
+  void field(std::string_view name, const E& value, const EnumChoices<E>& choices) {
+    out_ << YAML::Key << std::string(name) << YAML::Value << std::string(choices.name_of(value));
+  }
   template <class S>
   void section(std::string_view name, S& sub) {
     out_ << YAML::Key << std::string(name) << YAML::Value << YAML::BeginMap;
@@ -360,6 +378,10 @@ class ValueCollector {
     } else {
       values_[join(prefix_, name)] = fmt::format("{}", value);  // doubles: the shortest text that reads back exactly
     }
+  }
+  template <class E>
+  void field(std::string_view name, const E& value, const EnumChoices<E>& choices) {
+    values_[join(prefix_, name)] = std::string(choices.name_of(value));
   }
   template <class S>
   void section(std::string_view name, S& sub) {

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <limits>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rlm {
@@ -28,6 +29,23 @@ struct Choices {
 };
 inline Choices one_of(std::initializer_list<std::string_view> values) { return {values}; }
 inline Choices non_empty() { return {}; }
+
+/// The YAML names of an enum field's values, listed in error messages in this order. A backend's option can then be
+/// its enum in the config struct itself, so the struct the YAML fills is the struct the backend reads.
+template <class E>
+struct EnumChoices {
+  std::vector<std::pair<std::string_view, E>> values;
+  std::string_view name_of(E value) const {
+    for (const auto& [name, e] : values) {
+      if (e == value) return name;
+    }
+    return "?";  // an enumerator left out of the list: a programming error that the config tests catch
+  }
+};
+template <class E>
+EnumChoices<E> named(std::initializer_list<std::pair<std::string_view, E>> values) {
+  return {values};
+}
 
 /// Upper bound of every layer width and memory size: 16x the widest published setting (FFM/SHM's 1024-wide
 /// outputs, GRU 2048 in SHM's sweep), so a typo such as 2147483647 is a config error, not a failed 8 GB allocation.

@@ -1,9 +1,30 @@
-// The FFM backend's options (YAML section model.memory.ffm), beside the backend (memory/ffm.hpp); the registry
-// (memory/registry.cpp) hands them to it.
+// The FFM backend's options (YAML section model.memory.ffm), beside the backend (memory/ffm.hpp), which reads this
+// struct itself (FfmOptions extends it with the widths): an option is added here and used there, nowhere else.
 #pragma once
-#include <string>
-
 #include "core/config_schema.hpp"
+
+namespace rlm::memory {
+
+/// How a and b (α = −a, ω = b) start (ffm.md §1.4, §5.1, §5.17).
+enum class FfmInit {
+  kCode,  ///< reference code (default): a = linspace(−limit + ε, max(min(−1e-6, ln β / t_e), ·), m), periods linspace
+  kPaper,    ///< paper App. B eq. 31/33: j = 1..m (one endpoint excluded), fast limit ln(DBL_MAX)/t_e − ε
+  kPeriods,  ///< Fig. 6 "informed" init [I]: a = linspace(ln β / min_period, ln β / max_period, m), periods linspace
+};
+
+/// Order of the 2mc real features fed to mix (ffm.md §1.2 step 5, §5.3).
+enum class FfmFlatten {
+  kInterleaved,   ///< code (default): index (i·c + j)·2 + {0: Re, 1: Im}, torch.view_as_real order
+  kConcatenated,  ///< paper Flatten(Re[S] ‖ Im[S]) with ℓ3: R^{m×2c}: index i·2c + j (Re) and i·2c + c + j (Im)
+};
+
+/// Shape of the decay γ (ffm.md §1.3, §5.16).
+enum class FfmDecayShape {
+  kOuter,     ///< FFM (default): γ_ij = exp(a_i + i·b_j), a [m], b [c]
+  kHadamard,  ///< FFM-HP ablation [I]: a, b [m, c], initialised by broadcasting the outer init
+};
+
+}  // namespace rlm::memory
 
 namespace rlm {
 
@@ -16,13 +37,13 @@ struct FfmConfig {
   /// Longest initial period / memory horizon t_e (ffm.md §1.4; 128 for the POMDP-Baselines setup).
   double max_period = 1024;
   /// α/ω initialisation (ffm.md §5.1): code (reference code), paper (App. B eq. 31/33), periods (Fig. 6).
-  std::string init = "code";
+  memory::FfmInit init = memory::FfmInit::kCode;
   /// Frequency sign (ffm.md §5.2): false = the code's exp(+iωt), true = the paper's exp(−iωt).
   bool conjugate_frequency = false;
   /// Order of the real features fed to the mixing Linear (ffm.md §5.3): interleaved (code) or concatenated (paper).
-  std::string flatten = "interleaved";
+  memory::FfmFlatten flatten = memory::FfmFlatten::kInterleaved;
   /// Decay shape (ffm.md §5.16): outer (FFM) or hadamard (the FFM-HP ablation).
-  std::string decay_shape = "outer";
+  memory::FfmDecayShape decay_shape = memory::FfmDecayShape::kOuter;
   /// Run the scan in complex128 (the reference code's batched path) instead of complex64.
   bool double_precision = false;
   /// Input gate x̃ = v ⊙ σ(ℓ2 x); false is the FFM-NI ablation, x̃ = v (ffm.md §1.2, §3.1 Table 3).
@@ -46,10 +67,17 @@ struct FfmConfig {
     v.field("memory_size", memory_size, in_range(1, kMaxWidth));
     v.field("context_size", context_size, in_range(1, kMaxWidth));
     v.field("max_period", max_period, greater_than(0));
-    v.field("init", init, one_of({"code", "paper", "periods"}));
+    v.field("init", init,
+            named<memory::FfmInit>({{"code", memory::FfmInit::kCode},
+                                    {"paper", memory::FfmInit::kPaper},
+                                    {"periods", memory::FfmInit::kPeriods}}));
     v.field("conjugate_frequency", conjugate_frequency);
-    v.field("flatten", flatten, one_of({"interleaved", "concatenated"}));
-    v.field("decay_shape", decay_shape, one_of({"outer", "hadamard"}));
+    v.field("flatten", flatten,
+            named<memory::FfmFlatten>({{"interleaved", memory::FfmFlatten::kInterleaved},
+                                       {"concatenated", memory::FfmFlatten::kConcatenated}}));
+    v.field("decay_shape", decay_shape,
+            named<memory::FfmDecayShape>(
+                {{"outer", memory::FfmDecayShape::kOuter}, {"hadamard", memory::FfmDecayShape::kHadamard}}));
     v.field("double_precision", double_precision);
     v.field("input_gate", input_gate);
     v.field("output_gate", output_gate);

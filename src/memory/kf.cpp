@@ -8,41 +8,10 @@
 namespace rlm::memory {
 namespace {
 
-template <class E>
-E parse_enum(const std::string& name, const char* key, std::initializer_list<std::pair<const char*, E>> values) {
-  std::string valid;
-  for (const auto& [spelling, value] : values) {
-    if (name == spelling) return value;
-    valid += valid.empty() ? spelling : std::string(", ") + spelling;
-  }
-  throw ConfigError(std::string("model.memory.kf.") + key + ": unknown value '" + name + "' (expected one of " + valid +
-                    ")");
-}
-
 constexpr double kObservationNoiseFloor = 1e-6;  // r = softplus(.) + 1e-6 (kf.md §1.3)
 constexpr double kRmsEps = 1e-5;                 // kf.md §1.7
 
 }  // namespace
-
-KfVariant parse_kf_variant(const std::string& name) {
-  return parse_enum<KfVariant>(name, "variant",
-                               {{"kf", KfVariant::kf}, {"kf_u", KfVariant::kf_u}, {"vssm", KfVariant::vssm}});
-}
-
-KfProcessNoise parse_kf_process_noise(const std::string& name) {
-  return parse_enum<KfProcessNoise>(
-      name, "process_noise",
-      {{"time_invariant", KfProcessNoise::time_invariant}, {"input_dependent", KfProcessNoise::input_dependent}});
-}
-
-KfOutputFeatures parse_kf_output_features(const std::string& name) {
-  return parse_enum<KfOutputFeatures>(name, "output_features",
-                                      {{"mean", KfOutputFeatures::mean}, {"mean_cov", KfOutputFeatures::mean_cov}});
-}
-
-KfPositive parse_kf_positive(const std::string& name) {
-  return parse_enum<KfPositive>(name, "positive", {{"softplus", KfPositive::softplus}, {"exp", KfPositive::exp}});
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // KfLayer

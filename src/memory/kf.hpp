@@ -20,36 +20,22 @@
 #pragma once
 #include <string>
 
+#include "memory/kf_config.hpp"
 #include "memory/memory.hpp"
 
 namespace rlm::memory {
 
-enum class KfVariant { kf, kf_u, vssm };
-enum class KfProcessNoise { time_invariant, input_dependent };
-enum class KfOutputFeatures { mean, mean_cov };
 enum class KfPositive { softplus, exp };
 
-struct KfOptions {
-  int64_t hidden_size = 0;            ///< E, the layer width (§1.3); 0: E = input size
-  int64_t state_size = 128;           ///< N, the state size (§1.7 default N = 128)
-  int64_t num_layers = 1;             ///< L, stacked E → E layers (§1.7 default L = 1)
-  KfVariant variant = KfVariant::kf;  ///< vSSM+KF / vSSM+KF-u / vSSM (§3 table)
-  bool rms_norm = false;              ///< RMSNorm output block, eps 1e-5 (§1.7; POPGym: no)
-  bool rms_norm_every_layer = false;  ///< with rms_norm: after every layer, not once (§7.6)
-  int input_lag = 0;                  ///< 0: x⁻_t uses u_t; 1: the literal u_{t-1} (§1.3, §7.2)
-  KfProcessNoise process_noise = KfProcessNoise::time_invariant;  ///< q learnable, or q_t from the input (§1.8.1)
-  KfOutputFeatures output_features = KfOutputFeatures::mean;  ///< output Linear on x⁺, or on [x⁺, P⁺] (§1.8.2)
-  KfPositive positive = KfPositive::softplus;                 ///< positivity map of q and r (§1.3, §1.4, §7.1)
-  bool learn_ab = true;       ///< Ã (A_log) and B̃ trainable, else buffers (§1.4, §7.3)
-  double dt_raw_init = -7.0;  ///< Δ̃ init, Δ = softplus(Δ̃) (§1.4)
+/// What the layer reads: the YAML options (KfConfig, memory/kf_config.hpp) plus the width and the spec's choices that
+/// no config sets.
+struct KfOptions : KfConfig {
+  int64_t hidden_size = 0;                     ///< E, the layer width (§1.3); 0: E = input size
+  bool rms_norm_every_layer = false;           ///< with rms_norm: after every layer, not once (§7.6)
+  KfPositive positive = KfPositive::softplus;  ///< positivity map of q and r (§1.3, §1.4, §7.1)
+  bool learn_ab = true;                        ///< Ã (A_log) and B̃ trainable, else buffers (§1.4, §7.3)
+  double dt_raw_init = -7.0;                   ///< Δ̃ init, Δ = softplus(Δ̃) (§1.4)
 };
-
-/// Parses the option spellings used in configs ("kf", "kf_u", "vssm"; "time_invariant", "input_dependent";
-/// "mean", "mean_cov"; "softplus", "exp"); throws rlm::ConfigError naming the key and the valid values.
-KfVariant parse_kf_variant(const std::string& name);
-KfProcessNoise parse_kf_process_noise(const std::string& name);
-KfOutputFeatures parse_kf_output_features(const std::string& name);
-KfPositive parse_kf_positive(const std::string& name);
 
 /// One KF layer (E → E). Public for tests (coefficients()).
 class KfLayer : public torch::nn::Module {

@@ -1,9 +1,15 @@
-// The KF-layer backend's options (YAML section model.memory.kf), beside the backend (memory/kf.hpp); the registry
-// (memory/registry.cpp) hands them to it.
+// The KF layer's options (YAML section model.memory.kf), beside the backend (memory/kf.hpp), which reads this struct
+// itself (KfOptions extends it with the width and the spec's fixed choices): an option is added here and used there.
 #pragma once
-#include <string>
-
 #include "core/config_schema.hpp"
+
+namespace rlm::memory {
+
+enum class KfVariant { kf, kf_u, vssm };
+enum class KfProcessNoise { time_invariant, input_dependent };
+enum class KfOutputFeatures { mean, mean_cov };
+
+}  // namespace rlm::memory
 
 namespace rlm {
 
@@ -15,25 +21,31 @@ struct KfConfig {
   /// L, stacked KF layers.
   int num_layers = 1;
   /// kf (vSSM+KF, the paper's model), kf_u (vSSM+KF-u) or vssm (no Kalman update).
-  std::string variant = "kf";
+  memory::KfVariant variant = memory::KfVariant::kf;
   /// RMSNorm output block (kf.md §1.7: on for DMC, off for POPGym and BestArm).
   bool rms_norm = false;
   /// 0: the predict step uses u_t (recommended); 1: the paper's literal u_{t-1} (kf.md §1.3).
   int input_lag = 0;
   /// time_invariant (the paper's final design) or input_dependent process noise (kf.md §1.8).
-  std::string process_noise = "time_invariant";
+  memory::KfProcessNoise process_noise = memory::KfProcessNoise::time_invariant;
   /// mean (the paper's final design) or mean_cov: the output Linear also reads the posterior variance.
-  std::string output_features = "mean";
+  memory::KfOutputFeatures output_features = memory::KfOutputFeatures::mean;
 
   template <class V>
   void visit(V& v) {
     v.field("state_size", state_size, in_range(1, kMaxWidth));
     v.field("num_layers", num_layers, in_range(1, 64));
-    v.field("variant", variant, one_of({"kf", "kf_u", "vssm"}));
+    v.field("variant", variant,
+            named<memory::KfVariant>(
+                {{"kf", memory::KfVariant::kf}, {"kf_u", memory::KfVariant::kf_u}, {"vssm", memory::KfVariant::vssm}}));
     v.field("rms_norm", rms_norm);
     v.field("input_lag", input_lag, in_range(0, 1));
-    v.field("process_noise", process_noise, one_of({"time_invariant", "input_dependent"}));
-    v.field("output_features", output_features, one_of({"mean", "mean_cov"}));
+    v.field("process_noise", process_noise,
+            named<memory::KfProcessNoise>({{"time_invariant", memory::KfProcessNoise::time_invariant},
+                                           {"input_dependent", memory::KfProcessNoise::input_dependent}}));
+    v.field("output_features", output_features,
+            named<memory::KfOutputFeatures>(
+                {{"mean", memory::KfOutputFeatures::mean}, {"mean_cov", memory::KfOutputFeatures::mean_cov}}));
   }
   bool operator==(const KfConfig&) const = default;
 };

@@ -8,23 +8,14 @@
 #include <string>
 
 #include "memory/memory.hpp"
+#include "memory/shm_config.hpp"
 
 namespace rlm::memory {
 
-struct ShmOptions {
-  int64_t memory_size = 128;    ///< H (shm.md §1.8: 128 for POPGym, 24 for meta-RL / credit assignment)
-  int64_t output_size = 1024;   ///< width of the output Linear (POPGym post_size 1024; pomdp: rnn_hidden_size)
-  int64_t num_thetas = 128;     ///< L, rows of the θ table (shm.md §1.2: fixed at 128 in every experiment)
-  /// shm.md §2: random_theta (SHM), fixed_theta (one learned θ), neural_theta (θ_t = Linear(x̃)),
-  /// fixed_c (C = 1 + tanh(Θ), Θ ∈ R^{H×H} learned), random_c (C = 1 + tanh(ε), ε ~ N(0, I)), ones (C = 1).
-  std::string calibration = "random_theta";
-  /// shm.md §1.4 / §6.2: uniform = a row per (batch entry, step) at every call (pomdp code, paper);
-  /// index0_compat = always row 0 (the released POPGym code's bug, for parity with its published numbers).
-  std::string theta_sampling = "uniform";
-  /// shm.md §6.4: clamp M to ±state_clamp after every step (pomdp-baselines: 100); 0 = off (POPGym code).
-  double state_clamp = 100.0;
-  /// shm.md §1.6 item 2: the residual W_s x̃ + b_s added to the read (both RL codebases; not in the paper).
-  bool shortcut = true;
+/// What the backend reads: the YAML options (ShmConfig, memory/shm_config.hpp; shm.md §2 calibrations, §1.4 / §6.2
+/// θ sampling, §6.4 state clamp, §1.6 item 2 shortcut) plus H.
+struct ShmOptions : ShmConfig {
+  int64_t memory_size = 128;  ///< H (shm.md §1.8: 128 for POPGym, 24 for meta-RL / credit assignment)
 };
 
 class Shm : public Memory {

@@ -1,5 +1,5 @@
-// The SHM backend's options (YAML section model.memory.shm), beside the backend (memory/shm.hpp); the registry
-// (memory/registry.cpp) hands them to it.
+// The SHM backend's options (YAML section model.memory.shm), beside the backend (memory/shm.hpp), which reads this
+// struct itself (ShmOptions extends it with H): an option is added here and used there, nowhere else.
 #pragma once
 #include <string>
 

@@ -12,10 +12,11 @@
 // in the order u → m-scan → s → a, b → h-scan → ŷ → out (§1.4). Episode starts reset h and m to 0.
 //
 // Random thresholds: in training mode (is_training()) with noise_sampling = kPerStep, each forward draws one
-// torch::rand({T, B, 2·N_h}) from the default generator of x's device (channels: input-gate neurons, then
-// output-gate neurons). On the CPU generator draws are consumed element by element in memory order, so T calls
-// with T = 1 after the same torch::manual_seed draw exactly the same thresholds as one call over the sequence (the
-// tests check this). On CUDA (Philox offsets) that equality holds only in eval mode. In eval mode nothing is drawn.
+// U[0, 1) tensor [T, B, 2·N_h] through Memory::draw_uniform (channels: input-gate neurons, then output-gate
+// neurons): from the CPU stream a trainer sets (set_generator), moved to x's device, else from torch's global
+// generator of that device. CPU draws are consumed element by element in memory order, so T calls with T = 1 from
+// the same stream state draw exactly the same thresholds as one call over the sequence (the tests check this), on
+// either device when a stream is set. In eval mode nothing is drawn.
 // With noise_sampling = kPerSequence one rand({B, 2·N_h}) is drawn per call, so training-mode stepping draws anew
 // at every step and only eval mode matches sequence mode. PpoTrainer rollouts must run in eval mode (model->eval())
 // to act with the fixed threshold (spiking.md §1.2).
@@ -34,27 +35,9 @@
 #include <vector>
 
 #include "memory/memory.hpp"
+#include "memory/spiking_config.hpp"
 
 namespace rlm::memory {
-
-/// Forget gate c_t of the cell (spiking.md §1.3, §7 item 1).
-enum class SpikingForgetGate {
-  kInputDependent,  ///< ĉ = W_c x, c = ĉ·tanh(r)/r with r = sqrt(|ĉ|² + 1) (§1.3 option 1, [R] default)
-  kLru,             ///< c = exp(−exp(ν) + i·exp(φ)), learnable per channel, LRU ring init (§1.3 option 2)
-};
-
-/// Backward of the Heaviside spike (spiking.md §1.2, §1.8, §3 step 5).
-enum class SpikingSurrogate {
-  kAtan,      ///< Θ'(z) := 1/(1 + (πz)²) (§1.2, paper default)
-  kGaussian,  ///< Θ'(z) := exp(−z²/2)/√(2π) ("Gaussian as SG" ablation, §1.8)
-  kNone,      ///< the true gradient of Θ, zero (saliency diagnostic, §3 step 5)
-};
-
-/// What opens the highways (spiking.md §1.8).
-enum class SpikingGate {
-  kSpike,    ///< s = Θ(m − V_th) with the surrogate above (the cell)
-  kSigmoid,  ///< s = σ(m − acting threshold), no noise ("Ours w/ sigmoid" ablation, §1.8 [R])
-};
 
 /// How the threshold noise X is drawn in training mode (spiking.md §7 item 4).
 enum class SpikingNoiseSampling {
@@ -68,24 +51,18 @@ enum class SpikingInit {
   kTruncatedNormal,  ///< Linear weights and biases ~ N(0, 0.02²) cut at ±0.04, as TFPORL's LRU (§1.9 alternative)
 };
 
-struct SpikingOptions {
+/// What the cell reads: the YAML options (SpikingConfig, memory/spiking_config.hpp) plus N_h and the spec's choices
+/// that no config sets.
+struct SpikingOptions : SpikingConfig {
   int64_t hidden_size = 128;  ///< N_h, complex channels and neurons per gate (§1.1; PVM 128, POPGym 1024, §1.7)
-  int64_t output_size = 0;    ///< N_out of W_y; 0 means N_out = N_h (§1.7 [R], §7 item 2)
-  double leak_init = 0.5;     ///< k0 = 1/τ_m at init, k = sigmoid(w), w0 = logit(k0) (§1.2; 0.1 for adding/Minecraft)
   bool shared_leak = false;   ///< one k vector for both gate neurons instead of one each (§7 item 3; [R] separate)
-  double theta = 0.0;         ///< θ of V_th = θ + X (§1.2 Eq. 8; PVM 1, other RL tasks 0)
-  double noise_low = 0.0;     ///< X ~ U(noise_low, noise_high) in training (§1.2 Eq. 8); low == high: constant V_th
-  double noise_high = 1.0;    ///< upper end of X (§1.2 Eq. 8); low == high == 0.5: "Constant Vth" ablation (§1.8)
   SpikingNoiseSampling noise_sampling = SpikingNoiseSampling::kPerStep;  ///< granularity of X (§7 item 4)
   std::optional<double> acting_threshold;  ///< V_th when not training; unset: θ + E[X] (§1.2, e.g. θ + 0.5)
-  SpikingForgetGate forget_gate = SpikingForgetGate::kInputDependent;  ///< which c_t (§1.3, §7 item 1)
   bool magnitude_in_tanh = true;  ///< tanh(r)/r (§1.3 [R]); false: tanh(|ĉ|)/r, r = sqrt(|ĉ|²+1) (§7 item 1)
   double lru_r_min = 0.8;         ///< LRU ring init, smallest |λ| (§1.3 option 2, §2 LRU, TFPORL default)
   double lru_r_max = 0.99;        ///< LRU ring init, largest |λ| (§1.3 option 2, §2 LRU, TFPORL default)
-  SpikingSurrogate surrogate = SpikingSurrogate::kAtan;  ///< spike backward (§1.2; ablation §1.8; saliency §3)
-  SpikingGate gate = SpikingGate::kSpike;                ///< spiking or sigmoid gates (§1.8)
-  double layer_norm_eps = 1e-5;                          ///< eps of the output LN (§7 item 2)
-  SpikingInit init = SpikingInit::kTorchDefault;         ///< initialisation scheme (§1.9)
+  double layer_norm_eps = 1e-5;   ///< eps of the output LN (§7 item 2)
+  SpikingInit init = SpikingInit::kTorchDefault;  ///< initialisation scheme (§1.9)
 
   int64_t resolved_output_size() const { return output_size > 0 ? output_size : hidden_size; }
   /// The fixed threshold used when acting (eval mode) and by the sigmoid gate.

@@ -1,9 +1,31 @@
-// The spiking-gate cell backend's options (YAML section model.memory.spiking), beside the backend (memory/spiking.hpp);
-// the registry (memory/registry.cpp) hands them to it.
+// The spiking-gate cell's options (YAML section model.memory.spiking), beside the backend (memory/spiking.hpp), which
+// reads this struct itself (SpikingOptions extends it with the widths and the spec's other choices): an option is
+// added here and used there, nowhere else.
 #pragma once
-#include <string>
-
 #include "core/config_schema.hpp"
+
+namespace rlm::memory {
+
+/// Forget gate c_t of the cell (spiking.md §1.3, §7 item 1).
+enum class SpikingForgetGate {
+  kInputDependent,  ///< ĉ = W_c x, c = ĉ·tanh(r)/r with r = sqrt(|ĉ|² + 1) (§1.3 option 1, [R] default)
+  kLru,             ///< c = exp(−exp(ν) + i·exp(φ)), learnable per channel, LRU ring init (§1.3 option 2)
+};
+
+/// Backward of the Heaviside spike (spiking.md §1.2, §1.8, §3 step 5).
+enum class SpikingSurrogate {
+  kAtan,      ///< Θ'(z) := 1/(1 + (πz)²) (§1.2, paper default)
+  kGaussian,  ///< Θ'(z) := exp(−z²/2)/√(2π) ("Gaussian as SG" ablation, §1.8)
+  kNone,      ///< the true gradient of Θ, zero (saliency diagnostic, §3 step 5)
+};
+
+/// What opens the highways (spiking.md §1.8).
+enum class SpikingGate {
+  kSpike,    ///< s = Θ(m − V_th) with the surrogate above (the cell)
+  kSigmoid,  ///< s = σ(m − acting threshold), no noise ("Ours w/ sigmoid" ablation, §1.8 [R])
+};
+
+}  // namespace rlm::memory
 
 namespace rlm {
 
@@ -20,11 +42,11 @@ struct SpikingConfig {
   double noise_low = 0.0;
   double noise_high = 1.0;
   /// input_dependent (ĉ = W_c x) or lru (learned per-channel decay) forget gate (spiking.md §1.3).
-  std::string forget_gate = "input_dependent";
+  memory::SpikingForgetGate forget_gate = memory::SpikingForgetGate::kInputDependent;
   /// Spike backward: atan (1/(1+(πx)²), the paper's), gaussian (ablation) or none (true zero gradient).
-  std::string surrogate = "atan";
+  memory::SpikingSurrogate surrogate = memory::SpikingSurrogate::kAtan;
   /// spike (the cell) or sigmoid (the "w/ sigmoid" ablation).
-  std::string gate = "spike";
+  memory::SpikingGate gate = memory::SpikingGate::kSpike;
 
   template <class V>
   void visit(V& v) {
@@ -33,9 +55,16 @@ struct SpikingConfig {
     v.field("theta", theta, any_number());
     v.field("noise_low", noise_low, any_number());
     v.field("noise_high", noise_high, any_number());
-    v.field("forget_gate", forget_gate, one_of({"input_dependent", "lru"}));
-    v.field("surrogate", surrogate, one_of({"atan", "gaussian", "none"}));
-    v.field("gate", gate, one_of({"spike", "sigmoid"}));
+    v.field("forget_gate", forget_gate,
+            named<memory::SpikingForgetGate>({{"input_dependent", memory::SpikingForgetGate::kInputDependent},
+                                              {"lru", memory::SpikingForgetGate::kLru}}));
+    v.field("surrogate", surrogate,
+            named<memory::SpikingSurrogate>({{"atan", memory::SpikingSurrogate::kAtan},
+                                             {"gaussian", memory::SpikingSurrogate::kGaussian},
+                                             {"none", memory::SpikingSurrogate::kNone}}));
+    v.field("gate", gate,
+            named<memory::SpikingGate>(
+                {{"spike", memory::SpikingGate::kSpike}, {"sigmoid", memory::SpikingGate::kSigmoid}}));
   }
   bool operator==(const SpikingConfig&) const = default;
 };

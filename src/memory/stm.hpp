@@ -18,38 +18,24 @@
 #include <optional>
 
 #include "memory/memory.hpp"
+#include "memory/stm_config.hpp"
 
 namespace rlm::memory {
 
-struct StmOptions {
-  /// SAM projection LayerNorm (stm.md §3.2 "LN_qkv", decision D6).
-  enum class QkvNorm {
-    kMatrix,  ///< (a) stm_basic: one LayerNorm over the whole [d, 3nq] projection, affine [d, 3nq] ([REC] default)
-    kRow,     ///< (b) stm_rl (Atari code): LayerNorm over 3nq for each of the d rows, affine [3nq]
-    kVector,  ///< (c) paper: LayerNorm of each query/key/value vector over d, one affine [d] each for Q, K and V
-  };
+/// What the cell reads: the YAML options (StmConfig, memory/stm_config.hpp) plus the output width and the spec's
+/// choices that no config sets.
+struct StmOptions : StmConfig {
   /// Initialisation of every Linear inside the cell (stm.md §3.4).
   enum class Init {
     kGlorot,  ///< A3C's weights_init: W ~ U(+-sqrt(6 / (fan_in + fan_out))), b = 0 (the paper's RL runs)
     kTorch,   ///< PyTorch's default W, b ~ U(+-1 / sqrt(fan_in)) (the supervised tasks)
   };
 
-  int64_t item_size = 96;        ///< d: item memory is d x d, each relational slot d x d (stm.md §1, §6 "slot_size")
-  int64_t num_slots = 8;         ///< nq = nkv: SAM queries = relational slots = key/value pairs (stm.md §1, §6)
-  int64_t rel_size = 96;         ///< nr: per-slot width after G2 (stm.md §3.1 step 5, §6 "rel_size")
   int64_t out_att_size = 64;     ///< no: width of o_t = G3(...) (stm.md D9, models_algos.md §3 "out_att_size")
   int64_t mlp_size = 128;        ///< hidden width of the 2-layer ReLU head on o_t; 0 = no head, y = LN(o) (stm.md D9)
   int64_t output_size = 256;     ///< width of y = head output (stm.md D9; 256 in the paper's RL agent, §6)
   bool output_layernorm = true;  ///< LayerNorm(no) on o_t before the head, as in the RL code (stm.md §3.2, D9)
-  /// Carry M^r across steps (full model of stm.md §3.2, [REC] default). false reproduces the Atari code exactly
-  /// (stm.md §3.3, D7): no M^r read, M^r_t = SAM(M^i_t), only M^i is state; f2, f3, alpha1, alpha2 and the learned
-  /// M^r_0 then do not exist. Fixing alpha1 = alpha2 = 0 has the same effect.
-  bool carry_relational = true;
-  /// Gated M^i write I*tanh(f1 x f1) + F*M^i (code's rd = true, stm.md §3.2, D2, D3); false = the ungated
-  /// M^i + f1 x f1 of the "no gates" ablation (stm.md §3.4 "Gates off", Table 1).
-  bool gated = true;
-  QkvNorm qkv_norm = QkvNorm::kMatrix;  ///< stm.md §3.2 variants (a)/(b)/(c), decision D6
-  Init init = Init::kGlorot;            ///< stm.md §3.4: the paper's RL runs re-initialised every Linear this way
+  Init init = Init::kGlorot;     ///< stm.md §3.4: the paper's RL runs re-initialised every Linear this way
   /// Learned initial memories M^i_0 ~ U(+-1/sqrt(2d)), M^r_0 ~ U(+-1/sqrt(2d+nq)) used at every reset (stm.md §3.4,
   /// D13, [REC]); false = zero initial memories.
   bool learn_init_state = true;

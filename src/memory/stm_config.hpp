@@ -1,14 +1,19 @@
-// The STM backend's options (YAML section model.memory.stm), beside the backend (memory/stm.hpp); the registry
-// (memory/registry.cpp) hands them to it.
+// The STM backend's options (YAML section model.memory.stm), beside the backend (memory/stm.hpp), which reads this
+// struct itself (StmOptions extends it with the widths and the spec's other choices): an option is added here and used
+// there, nowhere else.
 #pragma once
-#include <string>
-
 #include "core/config_schema.hpp"
 
 namespace rlm {
 
 /// STM options (model.memory.stm; stm.md, src/memory/stm.hpp). The output width is model.memory.hidden_size.
 struct StmConfig {
+  /// SAM projection LayerNorm (stm.md §3.2 "LN_qkv", decision D6).
+  enum class QkvNorm {
+    kMatrix,  ///< (a) stm_basic: one LayerNorm over the whole [d, 3nq] projection, affine [d, 3nq] ([REC] default)
+    kRow,     ///< (b) stm_rl (Atari code): LayerNorm over 3nq for each of the d rows, affine [3nq]
+    kVector,  ///< (c) paper: LayerNorm of each query/key/value vector over d, one affine [d] each for Q, K and V
+  };
   /// d: the item memory is d×d, each relational slot d×d (stm.md §6: 96).
   int item_size = 96;
   /// nq = nkv: queries, relational slots and key/value pairs (stm.md §6: 8).
@@ -20,7 +25,7 @@ struct StmConfig {
   /// Gated item-memory write (the code's rd = true); false is the "no gates" ablation.
   bool gated = true;
   /// SAM projection LayerNorm (stm.md §3.2, D6): matrix (stm_basic), row (the Atari code), vector (the paper).
-  std::string qkv_norm = "matrix";
+  QkvNorm qkv_norm = QkvNorm::kMatrix;
 
   template <class V>
   void visit(V& v) {
@@ -29,7 +34,8 @@ struct StmConfig {
     v.field("rel_size", rel_size, in_range(1, kMaxWidth));
     v.field("carry_relational", carry_relational);
     v.field("gated", gated);
-    v.field("qkv_norm", qkv_norm, one_of({"matrix", "row", "vector"}));
+    v.field("qkv_norm", qkv_norm,
+            named<QkvNorm>({{"matrix", QkvNorm::kMatrix}, {"row", QkvNorm::kRow}, {"vector", QkvNorm::kVector}}));
   }
   bool operator==(const StmConfig&) const = default;
 };

@@ -136,6 +136,10 @@ TEST_CASE("to_yaml writes every key and parses back to an equal Config", "[confi
   c.logging.console = false;
   c.checkpoint.keep_last = 9;
   c.eval.deterministic = true;
+  // Enum fields (a backend's own enums in its config section) are written by name.
+  c.model.memory.kf.variant = rlm::memory::KfVariant::kf_u;
+  c.model.memory.ffm.init = rlm::memory::FfmInit::kPeriods;
+  c.model.memory.stm.qkv_norm = rlm::StmConfig::QkvNorm::kVector;
 
   const std::string text = rlm::to_yaml(c);
   INFO(text);
@@ -236,6 +240,12 @@ TEST_CASE("values out of range or not among the choices are errors", "[config]")
         "x.yaml:2: algo.batch_mode = 'full' is not one of complete_episodes");
   CHECK(error_of("model:\n  memory:\n    type: lstm\n") ==
         "x.yaml:3: model.memory.type = 'lstm' is not one of ffm, gru, kf, shm, spiking, stm");
+  CHECK(error_of("model:\n  memory:\n    kf:\n      variant: kalman\n") ==
+        "x.yaml:4: model.memory.kf.variant = 'kalman' is not one of kf, kf_u, vssm");
+  CHECK(error_of("model:\n  memory:\n    spiking:\n      gate: [spike]\n") ==
+        "x.yaml:4: model.memory.spiking.gate: expected a string, got a list");
+  CHECK(parse("model:\n  memory:\n    spiking:\n      surrogate: gaussian\n").model.memory.spiking.surrogate ==
+        rlm::memory::SpikingSurrogate::kGaussian);
   CHECK(error_of("experiment:\n  name: ''\n") == "x.yaml:2: experiment.name must not be empty");
   // grad_clip <= 0 means off, so any finite value is allowed.
   CHECK(parse("algo:\n  grad_clip: -1\n").algo.grad_clip == -1.0);

@@ -221,12 +221,7 @@ TEST_CASE("kf: gradients reach every parameter", "[memory][kf]") {
   }
 }
 
-TEST_CASE("kf: option names parse, invalid combinations are config errors", "[memory][kf]") {
-  CHECK(rlm::memory::parse_kf_variant("kf_u") == KfVariant::kf_u);
-  CHECK(rlm::memory::parse_kf_process_noise("input_dependent") == KfProcessNoise::input_dependent);
-  CHECK(rlm::memory::parse_kf_output_features("mean_cov") == KfOutputFeatures::mean_cov);
-  CHECK(rlm::memory::parse_kf_positive("exp") == KfPositive::exp);
-  CHECK_THROWS_AS(rlm::memory::parse_kf_variant("kalman"), rlm::ConfigError);
+TEST_CASE("kf: invalid combinations are config errors", "[memory][kf]") {
   KfOptions o;
   o.variant = KfVariant::vssm;
   o.output_features = KfOutputFeatures::mean_cov;
