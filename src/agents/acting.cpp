@@ -91,6 +91,7 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
       }
       if (!done) continue;
       episode.terminated = envs.terminated()[i] != 0;
+      episode.success = envs.successes()[i] != 0;
       if (record_transitions) {
         const float* last = envs.final_obs().data() + i * obs_size;
         episode.obs.insert(episode.obs.end(), last, last + obs_size);

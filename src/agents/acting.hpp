@@ -46,6 +46,7 @@ struct EpisodeRecord {
   int env = 0;
   std::vector<float> obs, actions, rewards;  ///< filled only when run_episodes records transitions
   bool terminated = false;                   ///< ended by termination (false: truncated by a time limit)
+  bool success = false;                      ///< reached its goal (envs that report success; else false)
   double episode_return = 0.0;
   int64_t length = 0;
 };

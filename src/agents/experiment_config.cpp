@@ -79,6 +79,16 @@ std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, c
   const std::map<std::string, std::string> values = config_values(c);
   for (const auto& [key, where] : origins) {
     if (const auto it = values.find(key); it != values.end() && defaults.at(key) == it->second) continue;
+    if (key.starts_with("env.options.")) {
+      const auto read = env_options_read_by(c.env.id);
+      const std::string_view field = std::string_view(key).substr(std::string_view("env.options.").size());
+      if (std::find(read.begin(), read.end(), field) == read.end()) {
+        return std::pair{key, read.empty() ? fmt::format("{}: env {} takes no env.options", key, c.env.id)
+                                           : fmt::format("{}: env {} reads only env.options.{}", key, c.env.id,
+                                                         fmt::join(read, ", env.options."))};
+      }
+      continue;
+    }
     if (ppo) {
       for (std::string_view section : kOffPolicySections) {
         if (key.starts_with(section))

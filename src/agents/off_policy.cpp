@@ -161,10 +161,10 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
   }
   const auto options = envs::wrapper_options(config_.env);
   envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
-                                         derive_seed(seed, {kEnvStream}), options);
+                                         derive_seed(seed, {kEnvStream}), options, config_.env.options);
   const int eval_envs = std::min(op.eval_episodes, config_.env.num_envs);
   eval_envs_ = std::make_unique<envs::VecEnv>(config_.env.id, eval_envs, std::min(config_.env.num_threads, eval_envs),
-                                              derive_seed(seed, {kEvalStream}), options);
+                                              derive_seed(seed, {kEvalStream}), options, config_.env.options);
   spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
   const std::string& type = config_.algo.type;
   if (type == "sacd" && (spec_.continuous || spec_.nvec.size() != 1)) {
@@ -230,6 +230,7 @@ nlohmann::json OffPolicyTrainer::trainer_state() const {
           {"iteration_stats", iteration_stats_.to_json()},
           {"iteration_return", iteration_return_},
           {"iteration_length", iteration_length_},
+          {"iteration_success", iteration_success_},
           {"next_eval_episodes", next_eval_episodes_},
           {"elapsed_seconds", elapsed_seconds_},
           {"env_episode_counters", envs_->episode_counters()},
@@ -267,6 +268,7 @@ ResumeReport OffPolicyTrainer::resume() {
   iteration_stats_ = OffPolicyUpdateStats::from_json(state.at("iteration_stats"));
   iteration_return_ = state.at("iteration_return");
   iteration_length_ = state.at("iteration_length");
+  iteration_success_ = state.value("iteration_success", 0.0);  // absent in checkpoints written before success
   next_eval_episodes_ = state.at("next_eval_episodes");
   elapsed_seconds_ = state.at("elapsed_seconds");
   envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
@@ -449,20 +451,26 @@ int64_t OffPolicyTrainer::updates_due(int64_t new_steps, bool warmup_just_ended)
   return static_cast<int64_t>(std::ceil(ratio * static_cast<double>(new_steps)));
 }
 
-std::pair<double, double> OffPolicyTrainer::evaluate() {
+OffPolicyTrainer::EvalResult OffPolicyTrainer::evaluate() {
   agent_->eval();
   seed_memory_streams(*agent_, stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_)}));
   OffPolicyActingPolicy policy(agent_, config_, device_);
   std::vector<double> returns;
+  int64_t successes = 0;
   const auto generator = generator_for(stream({kEvalStream, static_cast<uint64_t>(episodes_)}));
   run_episodes(*eval_envs_, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, eval_envs_->num_envs()),
-               /*deterministic=*/true, generator, false,
-               [&](EpisodeRecord&& r) { returns.push_back(r.episode_return); });
+               /*deterministic=*/true, generator, false, [&](EpisodeRecord&& r) {
+                 returns.push_back(r.episode_return);
+                 successes += r.success ? 1 : 0;
+               });
   agent_->train();
-  const double mean = std::accumulate(returns.begin(), returns.end(), 0.0) / static_cast<double>(returns.size());
+  const auto n = static_cast<double>(returns.size());
+  const double mean = std::accumulate(returns.begin(), returns.end(), 0.0) / n;
   double var = 0;
   for (double r : returns) var += (r - mean) * (r - mean);
-  return {mean, std::sqrt(var / static_cast<double>(returns.size()))};
+  const double success_rate =
+      eval_envs_->reports_success() ? static_cast<double>(successes) / n : std::numeric_limits<double>::quiet_NaN();
+  return {mean, std::sqrt(var / n), success_rate};
 }
 
 TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested) {
@@ -505,16 +513,19 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       }
       int64_t new_steps = 0;
       double return_sum = 0;
+      int64_t successes = 0;
       for (const auto& r : records) {
         replay_->add_episode(r.obs, r.actions, r.rewards, r.terminated);
         new_steps += r.length;
         return_sum += r.episode_return;
+        successes += r.success ? 1 : 0;
       }
       new_episodes = static_cast<int64_t>(records.size());
       env_steps_ += new_steps;
       episodes_ += new_episodes;
       iteration_return_ = return_sum / static_cast<double>(new_episodes);
       iteration_length_ = static_cast<double>(new_steps) / static_cast<double>(new_episodes);
+      iteration_success_ = static_cast<double>(successes) / static_cast<double>(new_episodes);
       iteration_stats_ = {};
       const bool warmup_done = episodes_ >= op.warmup_episodes;
       pending_updates_ = !warmup_done ? 0 : updates_due(new_steps, /*warmup_just_ended=*/warmup);
@@ -547,31 +558,37 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
     summary.rollout_seconds += collect_seconds;
     summary.update_seconds += seconds - collect_seconds;
 
-    double eval_mean = nan, eval_std = nan;
+    EvalResult eval{nan, nan, nan};
     if (op.eval_interval > 0 && episodes_ >= next_eval_episodes_) {
-      std::tie(eval_mean, eval_std) = evaluate();
+      eval = evaluate();
       while (next_eval_episodes_ <= episodes_) next_eval_episodes_ += op.eval_interval;
     }
+    const double eval_mean = eval.return_mean;
     if (iteration_ % config_.logging.every == 0 || env_steps_ >= total || std::isfinite(eval_mean)) {
-      metrics_->log(env_steps_,
-                    {{"charts/episode_return_mean", mean_return},
-                     {"charts/episode_length_mean", mean_length},
-                     {"charts/episodes", static_cast<double>(episodes_)},
-                     {"charts/iteration", static_cast<double>(iteration_)},
-                     {"charts/updates", static_cast<double>(updates_)},
-                     {"charts/replay_transitions", static_cast<double>(replay_->num_transitions())},
-                     {"charts/steps_per_second", static_cast<double>(env_steps_) / std::max(1e-9, elapsed_seconds_)},
-                     {"charts/iteration_seconds", seconds},
-                     {"charts/update_seconds", seconds - collect_seconds},
-                     {"eval/episode_return_mean", eval_mean},
-                     {"eval/episode_return_std", eval_std},
-                     {"losses/critic_loss", stats.critic_loss},
-                     {"losses/actor_loss", stats.actor_loss},
-                     {"losses/alpha", stats.updates > 0 ? stats.alpha : alpha()},
-                     {"losses/alpha_loss", stats.alpha_loss},
-                     {"losses/entropy", stats.entropy},
-                     {"losses/q_mean", stats.q_mean},
-                     {"losses/updates", static_cast<double>(stats.updates)}});
+      std::vector<std::pair<std::string, double>> scalars = {
+          {"charts/episode_return_mean", mean_return},
+          {"charts/episode_length_mean", mean_length},
+          {"charts/episodes", static_cast<double>(episodes_)},
+          {"charts/iteration", static_cast<double>(iteration_)},
+          {"charts/updates", static_cast<double>(updates_)},
+          {"charts/replay_transitions", static_cast<double>(replay_->num_transitions())},
+          {"charts/steps_per_second", static_cast<double>(env_steps_) / std::max(1e-9, elapsed_seconds_)},
+          {"charts/iteration_seconds", seconds},
+          {"charts/update_seconds", seconds - collect_seconds},
+          {"eval/episode_return_mean", eval_mean},
+          {"eval/episode_return_std", eval.return_std},
+          {"losses/critic_loss", stats.critic_loss},
+          {"losses/actor_loss", stats.actor_loss},
+          {"losses/alpha", stats.updates > 0 ? stats.alpha : alpha()},
+          {"losses/alpha_loss", stats.alpha_loss},
+          {"losses/entropy", stats.entropy},
+          {"losses/q_mean", stats.q_mean},
+          {"losses/updates", static_cast<double>(stats.updates)}};
+      if (envs_->reports_success()) {
+        scalars.emplace_back("charts/success_rate", iteration_success_);
+        scalars.emplace_back("eval/success_rate", eval.success_rate);
+      }
+      metrics_->log(env_steps_, scalars);
     }
     {
       progress.update(env_steps_, static_cast<double>(env_steps_) / std::max(1e-9, elapsed_seconds_),

@@ -95,7 +95,11 @@ class OffPolicyTrainer : public Trainer {
  private:
   void collect_and_store(const std::vector<EpisodeRecord>& episodes);
   int64_t updates_due(int64_t new_steps, bool warmup_just_ended) const;
-  std::pair<double, double> evaluate();
+  /// Deterministic evaluation episodes on the eval envs.
+  struct EvalResult {
+    double return_mean, return_std, success_rate;  ///< success_rate: NaN for envs without a notion of success
+  };
+  EvalResult evaluate();
   nlohmann::json trainer_state() const;
   void save();
   NamedOptimizers optimizers();
@@ -122,7 +126,7 @@ class OffPolicyTrainer : public Trainer {
   int64_t pending_updates_ = 0;  ///< updates still due in the current iteration (a stop can fall between two)
   // The current iteration's figures so far, kept across a stop between its updates so its metrics row is complete.
   OffPolicyUpdateStats iteration_stats_;
-  double iteration_return_ = 0, iteration_length_ = 0;
+  double iteration_return_ = 0, iteration_length_ = 0, iteration_success_ = 0;
   int64_t next_eval_episodes_ = 0;
   double elapsed_seconds_ = 0;
   int64_t saved_iteration_ = -1, saved_updates_ = -1;

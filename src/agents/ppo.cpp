@@ -50,6 +50,7 @@ struct PpoTrainer::Rollout {
   torch::Tensor obs, actions, log_probs, values, logits, rewards, starts, dones, terminated, bootstrap, valid;
   int64_t steps = 0;  ///< rows used
   std::vector<double> episode_returns;
+  int64_t episode_successes = 0;  ///< episodes that reached their goal (envs that report success)
   std::vector<int64_t> episode_lengths;
 };
 
@@ -81,7 +82,8 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
     throw ConfigValueError("env.id", e.what());
   }
   envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
-                                         derive_seed(seed, {kEnvStream}), envs::wrapper_options(config_.env));
+                                         derive_seed(seed, {kEnvStream}), envs::wrapper_options(config_.env),
+                                         config_.env.options);
   if (envs_->max_episode_steps() > config_.algo.max_seq_len) {
     throw ConfigValueError(
         "algo.max_seq_len",
@@ -264,7 +266,11 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
   const bool complete = run_episodes(
       *envs_, policy, action_spec_, plan, /*deterministic=*/false, generator,
       /*record_transitions=*/false,
-      [&](EpisodeRecord&& episode) { r.episode_returns.push_back(episode.episode_return); }, stop_requested, on_step);
+      [&](EpisodeRecord&& episode) {
+        r.episode_returns.push_back(episode.episode_return);
+        r.episode_successes += episode.success ? 1 : 0;
+      },
+      stop_requested, on_step);
   if (!complete) return std::nullopt;
   return r;
 }
@@ -524,24 +530,30 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
     summary.rollout_seconds += rollout_seconds;
     summary.update_seconds += seconds - rollout_seconds;
     if (iteration_ % config_.logging.every == 0 || env_steps_ >= config_.algo.total_steps) {
-      metrics_->log(env_steps_,
-                    {{"charts/episode_return_mean", mean_return},
-                     {"charts/episodes", static_cast<double>(returns.size())},
-                     {"charts/episode_length_mean", static_cast<double>(steps) / std::max<size_t>(1, returns.size())},
-                     {"charts/iteration", static_cast<double>(iteration_)},
-                     {"charts/steps_per_second", sps},
-                     {"charts/rollout_seconds", rollout_seconds},
-                     {"charts/iteration_seconds", seconds},
-                     {"losses/policy_loss", stats.policy_loss},
-                     {"losses/value_loss", stats.value_loss},
-                     {"losses/entropy", stats.entropy},
-                     {"losses/kl", stats.kl},
-                     {"losses/kl_coeff", kl_coeff_},
-                     {"losses/total_loss", stats.total_loss},
-                     {"losses/clip_fraction", stats.clip_fraction},
-                     {"losses/first_ratio_deviation", stats.first_ratio_deviation},
-                     {"losses/grad_norm", stats.grad_norm},
-                     {"losses/sgd_steps", static_cast<double>(stats.minibatches)}});
+      std::vector<std::pair<std::string, double>> scalars = {
+          {"charts/episode_return_mean", mean_return},
+          {"charts/episodes", static_cast<double>(returns.size())},
+          {"charts/episode_length_mean", static_cast<double>(steps) / std::max<size_t>(1, returns.size())},
+          {"charts/iteration", static_cast<double>(iteration_)},
+          {"charts/steps_per_second", sps},
+          {"charts/rollout_seconds", rollout_seconds},
+          {"charts/iteration_seconds", seconds},
+          {"losses/policy_loss", stats.policy_loss},
+          {"losses/value_loss", stats.value_loss},
+          {"losses/entropy", stats.entropy},
+          {"losses/kl", stats.kl},
+          {"losses/kl_coeff", kl_coeff_},
+          {"losses/total_loss", stats.total_loss},
+          {"losses/clip_fraction", stats.clip_fraction},
+          {"losses/first_ratio_deviation", stats.first_ratio_deviation},
+          {"losses/grad_norm", stats.grad_norm},
+          {"losses/sgd_steps", static_cast<double>(stats.minibatches)}};
+      if (envs_->reports_success()) {
+        scalars.emplace_back("charts/success_rate", returns.empty() ? std::nan("")
+                                                                    : static_cast<double>(rollout->episode_successes) /
+                                                                          static_cast<double>(returns.size()));
+      }
+      metrics_->log(env_steps_, scalars);
     }
     progress.update(env_steps_, env_steps_ / std::max(1e-9, elapsed_seconds_), mean_return,
                     static_cast<int64_t>(returns.size()));

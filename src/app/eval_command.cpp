@@ -46,7 +46,8 @@ int eval_command(const Args& args) {
                                                      [&] { return agents::resolve_device(config.experiment.device); });
   const auto seed = derive_seed(static_cast<uint64_t>(config.experiment.seed), {kEvalStream});
   const int num_envs = static_cast<int>(std::min<int64_t>(episodes, config.env.num_envs));
-  envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed, envs::wrapper_options(config.env));
+  envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed, envs::wrapper_options(config.env),
+                   config.env.options);
   const auto spec = agents::ActionSpec::from_space(vec.action_space(), config.env.id);
   // --checkpoint FILE evaluates that file or fails (exit 3); by default the newest valid one, as --resume takes it.
   const fs::path requested = parsed.get("checkpoint").value_or("");
@@ -58,9 +59,12 @@ int eval_command(const Args& args) {
   torch::Generator generator = at::detail::createCPUGenerator(seed);
   // Env i runs a fixed share of the episodes (agents::episode_quota), so short episodes are not over-represented.
   std::vector<double> returns;
+  int64_t successes = 0;
   agents::run_episodes(vec, *loaded.policy, spec, agents::episode_quota(episodes, num_envs), deterministic, generator,
-                       /*record_transitions=*/false,
-                       [&](agents::EpisodeRecord&& r) { returns.push_back(r.episode_return); });
+                       /*record_transitions=*/false, [&](agents::EpisodeRecord&& r) {
+                         returns.push_back(r.episode_return);
+                         successes += r.success ? 1 : 0;
+                       });
 
   const double mean = std::accumulate(returns.begin(), returns.end(), 0.0) / returns.size();
   double var = 0.0;
@@ -77,6 +81,11 @@ int eval_command(const Args& args) {
                         {"min_return", *std::min_element(returns.begin(), returns.end())},
                         {"max_return", *std::max_element(returns.begin(), returns.end())},
                         {"returns", returns}};
+  if (vec.reports_success()) {
+    const double rate = static_cast<double>(successes) / static_cast<double>(returns.size());
+    fmt::print("[eval] success rate {:.4f} ({} of {} episodes reached the goal)\n", rate, successes, returns.size());
+    out["success_rate"] = rate;
+  }
   write_file_atomic(run_dir / "eval.json", out.dump(2) + "\n");
   return 0;
 }

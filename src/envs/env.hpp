@@ -14,6 +14,8 @@ struct StepResult {
   float reward = 0;
   bool terminated = false;  ///< the episode reached a terminal state (no bootstrapping)
   bool truncated = false;   ///< the episode was cut by its length limit (bootstrap from the final obs)
+  /// Envs with a goal (reports_success()): the episode reached it. Set on the step that ends the episode.
+  bool success = false;
 };
 
 class Env {
@@ -27,6 +29,9 @@ class Env {
   virtual const Space& action_space() const = 0;
   /// Every episode ends (terminated or truncated) within this many steps.
   virtual int64_t max_episode_steps() const = 0;
+  /// Whether the env has a notion of success (a goal reached), reported in StepResult::success; trainers log a
+  /// success rate only for such envs.
+  virtual bool reports_success() const { return false; }
   /// Starts an episode: reseeds the env's own RNG with `seed` and writes the first obs.
   virtual void reset(uint64_t seed, std::span<float> obs) = 0;
   /// Applies `action` (raw layout of action_space()) and writes the next obs. Throws rlm::EnvError on an invalid

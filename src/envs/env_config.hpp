@@ -2,10 +2,36 @@
 // decorators. Field syntax: core/config_schema.hpp.
 #pragma once
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/config_schema.hpp"
 
 namespace rlm {
+
+/// Options of the env families that take parameters (YAML section env.options). Each family reads the fields that
+/// env_options_read_by(id) lists; a field set for an env that does not read it is a config error.
+struct EnvOptions {
+  /// T-maze (Memory-RL envs/tmaze.py): corridor length Lc; the episode is Lc + 1 steps (passive) or Lc + 3 (active),
+  /// the per-step penalty −1/Lc as Memory-RL's configs set it (paper lengths: passive 50…1500, active 20…500).
+  int corridor_length = 10;
+  /// T-maze: reward for standing on the oracle cell x = 0 (Memory-RL's distract_reward; 0 in the paper).
+  double distract_reward = 0.0;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("corridor_length", corridor_length, in_range(1, 1000000));
+    v.field("distract_reward", distract_reward, any_number());
+  }
+  bool operator==(const EnvOptions&) const = default;
+};
+
+/// The env.options fields an env id reads (its family's parameters); none for POPGym, whose levels are in the id.
+inline std::vector<std::string_view> env_options_read_by(std::string_view id) {
+  if (id.starts_with("memory_rl/TMaze") || id.starts_with("memory_rl-TMaze"))
+    return {"corridor_length", "distract_reward"};
+  return {};
+}
 
 struct EnvConfig {
   /// Registered environment id.
@@ -23,6 +49,8 @@ struct EnvConfig {
   std::string markovian = "partial";
   /// Turn a MultiDiscrete action into one Discrete action over all combinations (popgym DiscreteAction).
   bool discrete_action = false;
+  /// Parameters of the env family (env_options_read_by lists which ones an id reads).
+  EnvOptions options;
 
   template <class V>
   void visit(V& v) {
@@ -33,6 +61,7 @@ struct EnvConfig {
     v.field("antialias", antialias);
     v.field("markovian", markovian, one_of({"partial", "full", "full_and_partial"}));
     v.field("discrete_action", discrete_action);
+    v.section("options", options);
   }
   bool operator==(const EnvConfig&) const = default;
 };

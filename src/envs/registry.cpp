@@ -9,42 +9,58 @@
 
 #include "core/config_suggest.hpp"  // edit_distance, shared with the config did-you-mean
 #include "core/error.hpp"
-#include "envs/popgym/position_only_cartpole.hpp"
-#include "envs/popgym/repeat_first.hpp"
-#include "envs/popgym/repeat_previous.hpp"
-#include "envs/popgym/battleship.hpp"
-#include "envs/popgym/mine_sweeper.hpp"
-#include "envs/popgym/multiarmed_bandit.hpp"
-#include "envs/popgym/labyrinth_escape.hpp"
-#include "envs/popgym/labyrinth_explore.hpp"
+#include "envs/memory_rl/tmaze.hpp"
 #include "envs/popgym/autoencode.hpp"
+#include "envs/popgym/battleship.hpp"
 #include "envs/popgym/concentration.hpp"
 #include "envs/popgym/count_recall.hpp"
 #include "envs/popgym/higher_lower.hpp"
-#include "envs/popgym/velocity_only_cartpole.hpp"
+#include "envs/popgym/labyrinth_escape.hpp"
+#include "envs/popgym/labyrinth_explore.hpp"
+#include "envs/popgym/mine_sweeper.hpp"
+#include "envs/popgym/multiarmed_bandit.hpp"
 #include "envs/popgym/noisy_position_only_cartpole.hpp"
-#include "envs/popgym/position_only_pendulum.hpp"
 #include "envs/popgym/noisy_position_only_pendulum.hpp"
+#include "envs/popgym/position_only_cartpole.hpp"
+#include "envs/popgym/position_only_pendulum.hpp"
+#include "envs/popgym/repeat_first.hpp"
+#include "envs/popgym/repeat_previous.hpp"
+#include "envs/popgym/velocity_only_cartpole.hpp"
 // <<< new env headers above this line >>>
 #include "envs/wrappers.hpp"
 
 namespace rlm::envs {
 namespace {
 
-constexpr std::array<const char*, 3> kLevels = {"Easy", "Medium", "Hard"};
-
-/// One family: its id prefix and a factory per difficulty level (index into kLevels).
+/// One family: its id prefix and a factory per level (popgym's Easy/Medium/Hard presets; a family whose parameters
+/// come from env.options has the single level "").
 struct FamilyRow {
-  std::string suite;   ///< "popgym"
-  std::string family;  ///< "RepeatFirst"
-  std::function<std::unique_ptr<Env>(std::string id, size_t level)> make;
+  std::string suite;                ///< "popgym"
+  std::string family;               ///< "RepeatFirst"
+  std::vector<std::string> levels;  ///< id suffixes: {"Easy", "Medium", "Hard"} or {""}
+  std::function<std::unique_ptr<Env>(std::string id, size_t level, const EnvOptions& options)> make;
 };
 
 /// Builds a row from an env type and its three presets, so each family reads as one line in the table below.
 template <class E, class Config>
 FamilyRow family(std::string suite, std::string name, std::array<Config, 3> presets) {
-  return {std::move(suite), std::move(name), [presets](std::string id, size_t level) -> std::unique_ptr<Env> {
+  return {std::move(suite),
+          std::move(name),
+          {"Easy", "Medium", "Hard"},
+          [presets](std::string id, size_t level, const EnvOptions&) -> std::unique_ptr<Env> {
             return std::make_unique<E>(std::move(id), presets[level]);
+          }};
+}
+
+/// A row with one id whose env is built from env.options (the fields env_options_read_by(id) names).
+template <class E>
+FamilyRow parameterised(std::string suite, std::string name,
+                        std::function<typename E::Config(const EnvOptions&)> config_of) {
+  return {std::move(suite),
+          std::move(name),
+          {""},
+          [config_of](std::string id, size_t, const EnvOptions& options) -> std::unique_ptr<Env> {
+            return std::make_unique<E>(std::move(id), config_of(options));
           }};
 }
 
@@ -96,12 +112,24 @@ const std::vector<FamilyRow>& table() {
           {{{.max_episode_length = 200}, {.max_episode_length = 150}, {.max_episode_length = 100}}}),
       family<NoisyPositionOnlyPendulum, NoisyPositionOnlyPendulumConfig>(
           "popgym", "NoisyPositionOnlyPendulum", {{{.noise_sigma = 0.1}, {.noise_sigma = 0.2}, {.noise_sigma = 0.3}}}),
+      parameterised<memory_rl::TMaze>("memory_rl", "TMazePassive",
+                                      [](const EnvOptions& o) {
+                                        return memory_rl::TMazeConfig{.corridor_length = o.corridor_length,
+                                                                      .oracle_length = 0,
+                                                                      .distract_reward = o.distract_reward};
+                                      }),
+      parameterised<memory_rl::TMaze>("memory_rl", "TMazeActive",
+                                      [](const EnvOptions& o) {
+                                        return memory_rl::TMazeConfig{.corridor_length = o.corridor_length,
+                                                                      .oracle_length = 1,
+                                                                      .distract_reward = o.distract_reward};
+                                      }),
       // <<< new families above this line >>>
   };
   return rows;
 }
 
-std::string make_id(const FamilyRow& row, size_t level) { return row.suite + "/" + row.family + kLevels[level]; }
+std::string make_id(const FamilyRow& row, size_t level) { return row.suite + "/" + row.family + row.levels[level]; }
 
 /// gymnasium spelling "suite-Name-v0" -> "suite/Name"; anything else is returned unchanged.
 std::string from_gym_spelling(const std::string& id) {
@@ -115,7 +143,7 @@ std::string from_gym_spelling(const std::string& id) {
 /// Finds the row and level of a canonical id; false if none.
 bool lookup(const std::string& canonical, const FamilyRow*& row, size_t& level) {
   for (const FamilyRow& r : table())
-    for (size_t l = 0; l < kLevels.size(); ++l)
+    for (size_t l = 0; l < r.levels.size(); ++l)
       if (make_id(r, l) == canonical) {
         row = &r;
         level = l;
@@ -129,7 +157,7 @@ bool lookup(const std::string& canonical, const FamilyRow*& row, size_t& level) 
 std::vector<std::string> registered_env_ids() {
   std::vector<std::string> ids;
   for (const FamilyRow& r : table())
-    for (size_t l = 0; l < kLevels.size(); ++l) ids.push_back(make_id(r, l));
+    for (size_t l = 0; l < r.levels.size(); ++l) ids.push_back(make_id(r, l));
   return ids;
 }
 
@@ -155,12 +183,12 @@ std::string canonical_env_id(const std::string& id) {
   throw EnvError(fmt::format("unknown env id '{}' (did you mean {}?)", id, fmt::join(ids, ", ")));
 }
 
-std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options) {
+std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options, const EnvOptions& env_options) {
   const std::string canonical = canonical_env_id(id);
   const FamilyRow* row = nullptr;
   size_t level = 0;
   lookup(canonical, row, level);
-  std::unique_ptr<Env> env = row->make(canonical, level);
+  std::unique_ptr<Env> env = row->make(canonical, level, env_options);
   if (options.previous_action) env = std::make_unique<PreviousAction>(std::move(env));
   if (options.antialias) env = std::make_unique<Antialias>(std::move(env));
   if (const Observability level = parse_observability(options.markovian); level != Observability::kPartial)

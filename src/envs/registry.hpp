@@ -29,9 +29,12 @@ std::string canonical_env_id(const std::string& id);
 
 /// A fresh env, wrapped in the order previous_action, antialias, markovian, flatten, discrete_action (the POPGym
 /// paper pipeline is Flatten(Antialias(PreviousAction(env))); memory-monoids adds DiscreteAction on top).
-std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options = {});
+/// `env_options` parameterises the families that read env.options (T-maze's corridor length, ...).
+std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options = {},
+                              const EnvOptions& env_options = {});
 
-/// Every canonical id, in table order (family, then Easy/Medium/Hard).
+/// Every canonical id, in table order (family, then Easy/Medium/Hard; one id for a family parameterised by
+/// env.options, e.g. memory_rl/TMazePassive).
 std::vector<std::string> registered_env_ids();
 
 }  // namespace rlm::envs

@@ -19,7 +19,8 @@ namespace rlm::envs {
 class VecEnv {
  public:
   /// num_threads is capped at num_envs; 1 runs everything inline on the calling thread.
-  VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t seed, const WrapperOptions& options = {});
+  VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t seed, const WrapperOptions& options = {},
+         const EnvOptions& env_options = {});
   ~VecEnv();
   VecEnv(const VecEnv&) = delete;
   VecEnv& operator=(const VecEnv&) = delete;
@@ -32,6 +33,7 @@ class VecEnv {
   const Space& action_space() const { return envs_[0]->action_space(); }
   int64_t max_episode_steps() const { return envs_[0]->max_episode_steps(); }
   const std::string& id() const { return envs_[0]->id(); }
+  bool reports_success() const { return envs_[0]->reports_success(); }
 
   /// Starts a new episode in every env (episode index = its episode counter, which then increments).
   void reset();
@@ -45,6 +47,8 @@ class VecEnv {
   std::span<const float> rewards() const { return rewards_; }
   std::span<const uint8_t> terminated() const { return terminated_; }
   std::span<const uint8_t> truncated() const { return truncated_; }
+  /// Where an episode ended this step: whether it reached its goal (envs that report_success()).
+  std::span<const uint8_t> successes() const { return successes_; }
 
   /// Episodes started per env; env i's next reset starts episode episode_counters()[i].
   const std::vector<uint64_t>& episode_counters() const { return episode_counters_; }
@@ -69,7 +73,7 @@ class VecEnv {
 
   std::vector<std::unique_ptr<Env>> envs_;
   std::vector<float> obs_, final_obs_, rewards_;
-  std::vector<uint8_t> terminated_, truncated_;
+  std::vector<uint8_t> terminated_, truncated_, successes_;
   std::vector<uint64_t> episode_counters_;
   std::vector<int> chunk_begin_;  // chunk c covers envs [chunk_begin_[c], chunk_begin_[c + 1])
 
@@ -77,8 +81,9 @@ class VecEnv {
   // decrements pending_. Both sides spin for up to 50 us and then sleep in the kernel (see vec_env.cpp).
   Task task_ = Task::Reset;
   const float* actions_ = nullptr;
-  const std::string* construct_id_ = nullptr;            // valid only while the constructor runs Task::Construct
+  const std::string* construct_id_ = nullptr;  // valid only while the constructor runs Task::Construct
   const WrapperOptions* construct_options_ = nullptr;
+  const EnvOptions* construct_env_options_ = nullptr;
   std::vector<std::exception_ptr> errors_;  // one slot per chunk
   // Separate cache lines: the caller writes generation_ while workers write pending_. 32-bit counters, because the
   // kernel wait (futex) works on 32-bit words; a 64-bit atomic would wait on a shared proxy. Wrap-around is harmless

@@ -246,6 +246,13 @@ TEST_CASE("values out of range or not among the choices are errors", "[config]")
         "x.yaml:4: model.memory.spiking.gate: expected a string, got a list");
   CHECK(parse("model:\n  memory:\n    spiking:\n      surrogate: gaussian\n").model.memory.spiking.surrogate ==
         rlm::memory::SpikingSurrogate::kGaussian);
+  // env.options: only the fields the env's family reads.
+  CHECK(error_of("env:\n  options:\n    corridor_length: 50\n") ==
+        "x.yaml:3: env.options.corridor_length: env popgym/RepeatFirstEasy takes no env.options");
+  CHECK(parse("env:\n  id: memory_rl/TMazeActive\n  options:\n    corridor_length: 50\n").env.options.corridor_length ==
+        50);
+  CHECK(error_of("env:\n  options:\n    corridor_length: 0\n") ==
+        "x.yaml:3: env.options.corridor_length = 0 is out of range [1, 1000000]");
   CHECK(error_of("experiment:\n  name: ''\n") == "x.yaml:2: experiment.name must not be empty");
   // grad_clip <= 0 means off, so any finite value is allowed.
   CHECK(parse("algo:\n  grad_clip: -1\n").algo.grad_clip == -1.0);

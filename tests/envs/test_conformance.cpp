@@ -33,7 +33,7 @@ test::Episode replay(Env& env, uint64_t seed, const std::vector<std::vector<floa
 
 TEST_CASE("every registered env conforms", "[conformance]") {
   const std::vector<std::string> ids = registered_env_ids();
-  REQUIRE(ids.size() == 48);
+  REQUIRE(ids.size() == 48 + 2);  // POPGym, and the two T-mazes
   for (const std::string& id : ids) {
     for (const NamedOptions& config : kConfigs) {
       INFO(id << " with " << config.name);
@@ -61,10 +61,15 @@ TEST_CASE("every registered env conforms", "[conformance]") {
         REQUIRE(again.terminated == ep.terminated);
         REQUIRE(again.truncated == ep.truncated);
 
-        // A different seed gives a different trajectory (actions replayed as far as the other episode lasts).
-        const test::Episode other =
-            test::run_episode(*env, seed + 1000, test::random_policy(env->action_space(), seed + 100), max_steps);
-        CHECK(other.obs != ep.obs);
+        // Other seeds give other trajectories. Several tries, with other actions too: an env with few distinct
+        // episodes repeats one now and then (the active T-maze shows its goal only to an agent that steps back).
+        bool differs = false;
+        for (uint64_t k = 0; k < 10 && !differs; ++k) {
+          const test::Episode other = test::run_episode(
+              *env, seed + 1000 + k, test::random_policy(env->action_space(), seed + 100 + k), max_steps);
+          differs = other.obs != ep.obs;
+        }
+        CHECK(differs);
       }
 
       // A fresh env and a reused one agree on the reset obs of a seed (check_env's reset determinism).

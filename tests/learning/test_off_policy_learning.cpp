@@ -2,7 +2,8 @@
 // - SAC-D + GRU must learn POPGym RepeatFirstEasy to a deterministic evaluation return >= 0.9 (best 1.0, random
 //   -0.5, a memoryless policy at best about -0.25; the reward is not an input, so only memory solves it);
 // - SAC + GRU must swing up and hold POPGym PositionOnlyPendulumEasy (angle only, no velocity) to an evaluation
-//   return no random policy reaches.
+//   return no random policy reaches;
+// - SAC-D + GRU must solve Memory-RL's passive T-maze of length 10 (success rate >= 0.9, memoryless 0.5).
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -18,19 +19,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The last deterministic evaluation's mean return the run logged.
-double last_eval_return(const fs::path& run_dir) {
+/// The last value of a metric the run logged (-1e9 when it never logged one).
+double last_logged(const fs::path& run_dir, const std::string& metric) {
   double last = -1e9;
   std::ifstream in(run_dir / "metrics.jsonl");
   for (std::string line; std::getline(in, line);) {
     const auto row = nlohmann::json::parse(line);
-    const auto it = row.find("eval/episode_return_mean");
+    const auto it = row.find(metric);
     if (it != row.end() && it->is_number()) last = it->get<double>();
   }
   return last;
 }
 
-double train_and_evaluate(const std::string& config_file, const std::string& name) {
+/// The last deterministic evaluation's mean return and success rate.
+struct Evaluation {
+  double return_mean, success_rate;
+};
+
+Evaluation train_and_evaluate(const std::string& config_file, const std::string& name) {
   const char* root = std::getenv("RLM_SOURCE_DIR");
   const fs::path repo = root ? root : ".";
   const auto config = rlm::load_config(repo / config_file,
@@ -41,15 +47,16 @@ double train_and_evaluate(const std::string& config_file, const std::string& nam
   rlm::agents::OffPolicyTrainer trainer(config, run_dir);
   const auto summary = trainer.train();
   CHECK(summary.env_steps >= config.algo.total_steps);
-  const double eval_return = last_eval_return(run_dir);
+  const Evaluation evaluation{last_logged(run_dir, "eval/episode_return_mean"),
+                              last_logged(run_dir, "eval/success_rate")};
   fs::remove_all(run_dir);
-  return eval_return;
+  return evaluation;
 }
 
 }  // namespace
 
 TEST_CASE("sacd + gru learns RepeatFirstEasy", "[learning]") {
-  const double eval_return = train_and_evaluate("configs/offpolicy/sacd_gru_repeat_first.yaml", "sacd");
+  const double eval_return = train_and_evaluate("configs/offpolicy/sacd_gru_repeat_first.yaml", "sacd").return_mean;
   INFO("last evaluation return " << eval_return);
   CHECK(eval_return >= 0.9);
 }
@@ -57,7 +64,15 @@ TEST_CASE("sacd + gru learns RepeatFirstEasy", "[learning]") {
 TEST_CASE("sac + gru learns PositionOnlyPendulumEasy", "[learning]") {
   // Random actions score about 0.1-0.5 per episode (the return is scaled into [-1, 1]); holding the pendulum up
   // from angle observations alone needs the velocity the memory infers.
-  const double eval_return = train_and_evaluate("configs/offpolicy/sac_gru_pendulum.yaml", "sac");
+  const double eval_return = train_and_evaluate("configs/offpolicy/sac_gru_pendulum.yaml", "sac").return_mean;
   INFO("last evaluation return " << eval_return);
   CHECK(eval_return >= 0.7);
+}
+
+TEST_CASE("sacd + gru solves the passive T-maze of length 10 by success rate", "[learning]") {
+  // Without memory the final turn is a coin flip (success 0.5); the goal is shown only in the first obs.
+  const auto evaluation = train_and_evaluate("configs/offpolicy/sacd_gru_tmaze_passive.yaml", "tmaze");
+  INFO("last evaluation: return " << evaluation.return_mean << ", success rate " << evaluation.success_rate);
+  CHECK(evaluation.success_rate >= 0.9);
+  CHECK(evaluation.return_mean >= 0.85);
 }
