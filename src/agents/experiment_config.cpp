@@ -56,6 +56,11 @@ void check_cross_fields(const Config& c, const config_reader::Report& report) {
     report({"model.memory.kf.output_features", "model.memory.kf.variant"},
            "model.memory.kf.output_features = mean_cov needs variant kf or kf_u (vssm has no variance)");
   }
+  if (c.env.options.sigma_low > c.env.options.sigma_high) {
+    report({"env.options.sigma_low", "env.options.sigma_high"},
+           fmt::format("env.options.sigma_low = {} exceeds env.options.sigma_high = {}", c.env.options.sigma_low,
+                       c.env.options.sigma_high));
+  }
   if (c.env.num_threads > c.env.num_envs) {
     report({"env.num_threads", "env.num_envs"},
            fmt::format("env.num_threads = {} is more than env.num_envs = {}", c.env.num_threads, c.env.num_envs));

@@ -1,8 +1,11 @@
-// `rlm eval --run RUN_DIR [--episodes N] [--deterministic] [--checkpoint FILE]`: runs the saved policy for N whole
-// episodes and prints mean ± std of the episode return; writes RUN_DIR/eval.json atomically.
+// `rlm eval --run RUN_DIR [--episodes N] [--deterministic] [--checkpoint FILE] [env.options.KEY=VALUE ...]`: runs the
+// saved policy for N whole episodes and prints mean ± std of the episode return (and the success rate for envs with
+// a goal); writes RUN_DIR/eval.json atomically. env.options overrides evaluate on other tasks than the run trained on
+// (Best-Arm's out-of-distribution σ, a longer T-maze); their results go to RUN_DIR/eval_<overrides>.json instead.
 // Every env runs a fixed share of the episodes, so short episodes are not over-represented.
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -23,13 +26,21 @@ namespace rlm::app {
 namespace fs = std::filesystem;
 
 int eval_command(const Args& args) {
-  const auto parsed = parse_args(args, {"run", "episodes", "checkpoint"}, {"deterministic"}, false);
+  const auto parsed = parse_args(args, {"run", "episodes", "checkpoint"}, {"deterministic"}, true);
+  for (const std::string& override_text : parsed.overrides) {
+    // The model must match the checkpoint: only the task may change.
+    if (!override_text.starts_with("env.options."))
+      throw UsageError(
+          fmt::format("eval takes only env.options.* overrides (the model must match the checkpoint), "
+                      "got '{}'",
+                      override_text));
+  }
   if (!parsed.has("run")) throw UsageError("eval needs --run RUN_DIR");
   const fs::path run_dir = *parsed.get("run");
   if (!fs::is_directory(run_dir)) throw UsageError(fmt::format("run folder '{}' not found", run_dir.string()));
   const fs::path config_file = run_dir / "config.yaml";
   ConfigOrigins origins;
-  const Config config = load_config(config_file, {}, &origins);
+  const Config config = load_config(config_file, parsed.overrides, &origins);
   int64_t episodes = config.eval.episodes;
   if (auto e = parsed.get("episodes")) {
     const auto n = parse_integer(*e);
@@ -86,7 +97,16 @@ int eval_command(const Args& args) {
     fmt::print("[eval] success rate {:.4f} ({} of {} episodes reached the goal)\n", rate, successes, returns.size());
     out["success_rate"] = rate;
   }
-  write_file_atomic(run_dir / "eval.json", out.dump(2) + "\n");
+  std::string name = "eval";
+  for (const std::string& override_text : parsed.overrides) {
+    name += "_" + override_text.substr(std::string_view("env.options.").size());
+    out["env_options"][override_text.substr(0, override_text.find('='))] =
+        override_text.substr(override_text.find('=') + 1);
+  }
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '=' && c != '.' && c != '-') c = '_';
+  write_file_atomic(run_dir / (name + ".json"), out.dump(2) + "\n");
+  if (!parsed.overrides.empty()) fmt::print("[eval] wrote {}\n", (run_dir / (name + ".json")).string());
   return 0;
 }
 

@@ -17,11 +17,19 @@ struct EnvOptions {
   int corridor_length = 10;
   /// T-maze: reward for standing on the oracle cell x = 0 (Memory-RL's distract_reward; 0 in the paper).
   double distract_reward = 0.0;
+  /// Best-Arm (KF paper §5.2): cost ρ of requesting a sample (reward −ρ; the paper's heatmap uses 0).
+  double request_cost = 0.0;
+  /// Best-Arm: the arm's noise σ ~ U(sigma_low, sigma_high) per episode; training U(0, 2), out of distribution U(2, 3).
+  double sigma_low = 0.0;
+  double sigma_high = 2.0;
 
   template <class V>
   void visit(V& v) {
     v.field("corridor_length", corridor_length, in_range(1, 1000000));
     v.field("distract_reward", distract_reward, any_number());
+    v.field("request_cost", request_cost, at_least(0));
+    v.field("sigma_low", sigma_low, at_least(0));
+    v.field("sigma_high", sigma_high, at_least(0));
   }
   bool operator==(const EnvOptions&) const = default;
 };
@@ -30,6 +38,7 @@ struct EnvOptions {
 inline std::vector<std::string_view> env_options_read_by(std::string_view id) {
   if (id.starts_with("memory_rl/TMaze") || id.starts_with("memory_rl-TMaze"))
     return {"corridor_length", "distract_reward"};
+  if (id == "kf/BestArm" || id == "kf-BestArm-v0") return {"request_cost", "sigma_low", "sigma_high"};
   return {};
 }
 

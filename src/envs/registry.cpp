@@ -9,6 +9,7 @@
 
 #include "core/config_suggest.hpp"  // edit_distance, shared with the config did-you-mean
 #include "core/error.hpp"
+#include "envs/kf/best_arm.hpp"
 #include "envs/memory_rl/tmaze.hpp"
 #include "envs/popgym/autoencode.hpp"
 #include "envs/popgym/battleship.hpp"
@@ -124,6 +125,12 @@ const std::vector<FamilyRow>& table() {
                                                                       .oracle_length = 1,
                                                                       .distract_reward = o.distract_reward};
                                       }),
+      parameterised<kf::BestArm>("kf", "BestArm",
+                                 [](const EnvOptions& o) {
+                                   return kf::BestArmConfig{.request_cost = o.request_cost,
+                                                            .sigma_low = o.sigma_low,
+                                                            .sigma_high = o.sigma_high};
+                                 }),
       // <<< new families above this line >>>
   };
   return rows;

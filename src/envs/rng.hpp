@@ -1,6 +1,7 @@
 // Each env owns one of these engines and reseeds it on reset(seed), so an episode is a pure function of its seed.
 // Our own uniform helpers (not std::uniform_*_distribution) keep trajectories identical across standard libraries.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "core/seed.hpp"
@@ -49,6 +50,13 @@ class Rng {
 
   /// Uniform double in [low, high), computed as numpy does: low + (high - low) * u.
   double uniform(double low, double high) { return low + (high - low) * uniform_01(); }
+
+  /// N(0, 1) by Box-Muller (one value of the pair): the distribution, not numpy's stream. 1 - u lies in (0, 1], so
+  /// the log is finite.
+  double standard_normal() {
+    const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform_01()));
+    return radius * std::cos(2.0 * 3.14159265358979323846 * uniform_01());
+  }
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

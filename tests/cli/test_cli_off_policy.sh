@@ -56,4 +56,19 @@ status=0
 [ "$status" -eq 2 ] || { echo "FAIL: exit $status for a PPO option under sacd"; exit 1; }
 grep -q 'algo.lr is a PPO option; algo.type = sacd does not read it' err.log || { cat err.log; exit 1; }
 [ ! -e runs/refused ] || { echo "FAIL: a refused config created a run folder"; exit 1; }
+# An env with a goal logs success rates; eval on other tasks (Best-Arm out of distribution) writes its own file, and
+# an override of anything but env.options is refused (the model must match the checkpoint).
+"$RLM" train --config "$REPO/configs/offpolicy/sacd_kf_best_arm.yaml" "${tiny[@]}" experiment.name=bestarm \
+  model.memory.hidden_size=16 algo.off_policy.sampled_seq_len=8 algo.total_steps=60 >/dev/null
+run=$(ls -d runs/bestarm/*)
+grep -q '"charts/success_rate":[0-9]' "$run/metrics.jsonl" || { echo "FAIL: no success rate logged"; exit 1; }
+"$RLM" eval --run "$run" --episodes 20 env.options.sigma_low=2 env.options.sigma_high=3 | tee ood.log
+grep -q 'success rate' ood.log || { echo "FAIL: eval printed no success rate"; exit 1; }
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['episodes'] == 20 and 0 <= d['success_rate'] <= 1 \
+  and d['env_options']['env.options.sigma_low'] == '2', d" "$run/eval_sigma_low=2_sigma_high=3.json"
+[ ! -e "$run/eval.json" ] || { echo "FAIL: an out-of-distribution eval overwrote eval.json"; exit 1; }
+status=0
+"$RLM" eval --run "$run" model.memory.hidden_size=8 2>err.log || status=$?
+[ "$status" -eq 2 ] || { echo "FAIL: exit $status for a model override in eval"; exit 1; }
+grep -q 'eval takes only env.options' err.log || { cat err.log; exit 1; }
 echo "cli off-policy train/eval/resume ok"

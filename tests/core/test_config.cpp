@@ -251,6 +251,8 @@ TEST_CASE("values out of range or not among the choices are errors", "[config]")
         "x.yaml:3: env.options.corridor_length: env popgym/RepeatFirstEasy takes no env.options");
   CHECK(parse("env:\n  id: memory_rl/TMazeActive\n  options:\n    corridor_length: 50\n").env.options.corridor_length ==
         50);
+  CHECK(error_of("env:\n  id: kf/BestArm\n  options:\n    sigma_low: 3\n") ==
+        "x.yaml:4: env.options.sigma_low = 3 exceeds env.options.sigma_high = 2");
   CHECK(error_of("env:\n  options:\n    corridor_length: 0\n") ==
         "x.yaml:3: env.options.corridor_length = 0 is out of range [1, 1000000]");
   CHECK(error_of("experiment:\n  name: ''\n") == "x.yaml:2: experiment.name must not be empty");
