@@ -163,8 +163,11 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
   envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
                                          derive_seed(seed, {kEnvStream}), options, config_.env.options);
   const int eval_envs = std::min(op.eval_episodes, config_.env.num_envs);
+  // Evaluation plays the held-out tasks of envs with a task split (meta-RL: Wind); other envs do not read it.
+  EnvOptions eval_options = config_.env.options;
+  eval_options.task_split = "eval";
   eval_envs_ = std::make_unique<envs::VecEnv>(config_.env.id, eval_envs, std::min(config_.env.num_threads, eval_envs),
-                                              derive_seed(seed, {kEvalStream}), options, config_.env.options);
+                                              derive_seed(seed, {kEvalStream}), options, eval_options);
   spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
   const std::string& type = config_.algo.type;
   if (type == "sacd" && (spec_.continuous || spec_.nvec.size() != 1)) {

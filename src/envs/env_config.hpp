@@ -22,6 +22,13 @@ struct EnvOptions {
   /// Best-Arm: the arm's noise σ ~ U(sigma_low, sigma_high) per episode; training U(0, 2), out of distribution U(2, 3).
   double sigma_low = 0.0;
   double sigma_high = 2.0;
+  /// Wind (meta-RL, envs.md F.2): shm (the SHM paper: 200 tasks, H 100, radius 0.01) or original (pomdp-baselines:
+  /// 60 tasks, H 75, radius 0.03).
+  std::string variant = "shm";
+  /// Wind: training tasks of the fixed split (SHM: 50 or 10 of 200; original 40 of 60); 0 = the variant's default.
+  int train_tasks = 0;
+  /// Wind: which tasks episodes draw from, train or eval (the off-policy trainer's evaluation envs use eval).
+  std::string task_split = "train";
 
   template <class V>
   void visit(V& v) {
@@ -30,6 +37,9 @@ struct EnvOptions {
     v.field("request_cost", request_cost, at_least(0));
     v.field("sigma_low", sigma_low, at_least(0));
     v.field("sigma_high", sigma_high, at_least(0));
+    v.field("variant", variant, one_of({"shm", "original"}));
+    v.field("train_tasks", train_tasks, in_range(0, 199));
+    v.field("task_split", task_split, one_of({"train", "eval"}));
   }
   bool operator==(const EnvOptions&) const = default;
 };
@@ -39,6 +49,7 @@ inline std::vector<std::string_view> env_options_read_by(std::string_view id) {
   if (id.starts_with("memory_rl/TMaze") || id.starts_with("memory_rl-TMaze"))
     return {"corridor_length", "distract_reward"};
   if (id == "kf/BestArm" || id == "kf-BestArm-v0") return {"request_cost", "sigma_low", "sigma_high"};
+  if (id == "meta/Wind" || id == "meta-Wind-v0") return {"variant", "train_tasks", "task_split"};
   return {};
 }
 

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "envs/kf/best_arm.hpp"
 #include "envs/memory_rl/tmaze.hpp"
+#include "envs/meta/wind.hpp"
 #include "envs/popgym/autoencode.hpp"
 #include "envs/popgym/battleship.hpp"
 #include "envs/popgym/concentration.hpp"
@@ -131,6 +132,11 @@ const std::vector<FamilyRow>& table() {
                                                             .sigma_low = o.sigma_low,
                                                             .sigma_high = o.sigma_high};
                                  }),
+      parameterised<meta::Wind>("meta", "Wind",
+                                [](const EnvOptions& o) {
+                                  return meta::WindConfig{
+                                      .variant = o.variant, .train_tasks = o.train_tasks, .task_split = o.task_split};
+                                }),
       // <<< new families above this line >>>
   };
   return rows;

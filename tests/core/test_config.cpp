@@ -253,6 +253,11 @@ TEST_CASE("values out of range or not among the choices are errors", "[config]")
         50);
   CHECK(error_of("env:\n  id: kf/BestArm\n  options:\n    sigma_low: 3\n") ==
         "x.yaml:4: env.options.sigma_low = 3 exceeds env.options.sigma_high = 2");
+  CHECK(error_of("env:\n  id: meta/Wind\n  options:\n    corridor_length: 5\n") ==
+        "x.yaml:4: env.options.corridor_length: env meta/Wind reads only env.options.variant, env.options.train_tasks, "
+        "env.options.task_split");
+  CHECK(error_of("env:\n  id: meta/Wind\n  options:\n    task_split: test\n") ==
+        "x.yaml:4: env.options.task_split = 'test' is not one of train, eval");
   CHECK(error_of("env:\n  options:\n    corridor_length: 0\n") ==
         "x.yaml:3: env.options.corridor_length = 0 is out of range [1, 1000000]");
   CHECK(error_of("experiment:\n  name: ''\n") == "x.yaml:2: experiment.name must not be empty");

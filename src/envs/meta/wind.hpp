@@ -1,0 +1,70 @@
+// Wind, the pomdp-baselines meta-RL toy (envs/meta/toy_navigation/wind.py) in its original and SHM forms (spec:
+// envs.md F.1, F.2, F.4). A point starts at (0, 0) and must reach a hidden fixed goal (0, 1) under a hidden constant
+// wind w, the task: s ← s + a + w, reward 1 while ‖s − (0, 1)‖ ≤ goal_radius, else 0, for H steps. The agent infers w
+// from how its actions move it (a = −w hovers on the goal).
+// Task sets as the reference builds them: np.random.seed(1337), then [U(−W, W), U(−W, W)] per task, and the learner's
+// np.random.permutation splits them into train = perm[:n_train] and eval = perm[−n_eval:] (NumpyLegacyRng, so the
+// lists equal the papers'). Each episode plays a task drawn uniformly from its split (env.options.task_split; the
+// off-policy trainer's evaluation envs use the eval split).
+//   original (pomdp-baselines): 60 tasks, W = 0.08, H = 75, radius 0.03, 40 train / 20 eval;
+//   shm (SHM paper): 200 tasks, W = 0.1, H = 100, radius 0.01, 50/150 (or train_tasks = 10: 10/190).
+// Actions: Box(−1, 1, (2,)), mapped as pomdp-baselines' VariBadWrapper does onto the env's Box(−0.1, 0.1): clip to
+// [−1, 1], lb + (a + 1)/2 (ub − lb), clip again. One episode per task (VariBad k = 1), so no done_mdp flag.
+// Obs: s as float32 (the reference returns float64). The episode ends after H steps, reported as truncated (the
+// learner bootstraps through a time-out). Success: the goal was reached at some step.
+// Not reproduced: pomdp-baselines stores the replay's terminal flag as is_goal_state() on every step of a meta env
+// while the episode goes on (policies/learner.py); our replay stores terminal = false until the end.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "envs/env.hpp"
+#include "envs/rng.hpp"
+
+namespace rlm::envs::meta {
+
+struct WindConfig {
+  std::string variant = "shm";       ///< shm | original
+  int train_tasks = 0;               ///< 0: the variant's split (50 of 200; 40 of 60)
+  std::string task_split = "train";  ///< train | eval: the tasks episodes draw from
+};
+
+class Wind final : public Env {
+ public:
+  using Config = WindConfig;
+  Wind(std::string id, WindConfig config);
+
+  const std::string& id() const override { return id_; }
+  const Space& observation_space() const override { return observation_space_; }
+  const Space& action_space() const override { return action_space_; }
+  int64_t max_episode_steps() const override { return horizon_; }
+  bool reports_success() const override { return true; }
+  void reset(uint64_t seed, std::span<float> obs) override;
+  StepResult step(std::span<const float> action, std::span<float> obs) override;
+
+  /// Starts an episode on task `task` (an index into winds()), for tests.
+  void reset_task(int task, std::span<float> obs);
+
+  const std::vector<std::array<double, 2>>& winds() const { return winds_; }
+  const std::vector<int>& split_tasks() const { return split_; }  ///< the tasks of this env's split, in order
+  int task() const { return task_; }
+  double goal_radius() const { return goal_radius_; }
+  const std::array<double, 2>& state() const { return state_; }
+
+ private:
+  std::string id_;
+  Space observation_space_;
+  Space action_space_ = Space::box({-1, -1}, {1, 1});
+  Rng rng_;
+  std::vector<std::array<double, 2>> winds_;
+  std::vector<int> split_;
+  int64_t horizon_;
+  double goal_radius_;
+  int task_ = 0;
+  std::array<double, 2> state_{};
+  int64_t t_ = 0;
+  bool reached_ = false, running_ = false;
+};
+
+}  // namespace rlm::envs::meta
