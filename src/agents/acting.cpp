@@ -1,6 +1,9 @@
 #include "agents/acting.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
 
 namespace rlm::agents {
 
@@ -107,6 +110,23 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
     }
   }
   return true;
+}
+
+double EpisodeTally::mean_return() const {
+  if (returns.empty()) return std::numeric_limits<double>::quiet_NaN();
+  return std::accumulate(returns.begin(), returns.end(), 0.0) / static_cast<double>(returns.size());
+}
+
+double EpisodeTally::std_return() const {
+  const double mean = mean_return();
+  double var = 0.0;
+  for (double r : returns) var += (r - mean) * (r - mean);
+  return std::sqrt(var / static_cast<double>(returns.size()));  // NaN when empty, as the mean
+}
+
+double EpisodeTally::success_rate() const {
+  if (returns.empty()) return std::numeric_limits<double>::quiet_NaN();
+  return static_cast<double>(successes) / static_cast<double>(returns.size());
 }
 
 }  // namespace rlm::agents

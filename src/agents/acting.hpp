@@ -51,6 +51,21 @@ struct EpisodeRecord {
   int64_t length = 0;
 };
 
+/// Returns and successes of finished episodes, summarised as the trainers and `rlm eval` report them.
+struct EpisodeTally {
+  std::vector<double> returns;  ///< in the order the episodes were added
+  int64_t successes = 0;        ///< episodes that reached their goal (envs that report success)
+
+  void add(const EpisodeRecord& episode) {
+    returns.push_back(episode.episode_return);
+    successes += episode.success ? 1 : 0;
+  }
+  int64_t episodes() const { return static_cast<int64_t>(returns.size()); }
+  double mean_return() const;   ///< NaN when there are no episodes
+  double std_return() const;    ///< population standard deviation; NaN when there are no episodes
+  double success_rate() const;  ///< NaN when there are no episodes
+};
+
 /// Whether env `env` plays another episode that counts, given the steps and episodes it has played so far (asked at
 /// the start with 0, 0 and whenever one of its episodes ends).
 using EpisodePlan = std::function<bool(int env, int64_t steps, int64_t episodes)>;

@@ -23,7 +23,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "agents/checkpoint.hpp"
 #include "agents/off_policy_losses.hpp"
@@ -458,22 +457,13 @@ OffPolicyTrainer::EvalResult OffPolicyTrainer::evaluate() {
   agent_->eval();
   seed_memory_streams(*agent_, stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_)}));
   OffPolicyActingPolicy policy(agent_, config_, device_);
-  std::vector<double> returns;
-  int64_t successes = 0;
+  EpisodeTally tally;
   const auto generator = generator_for(stream({kEvalStream, static_cast<uint64_t>(episodes_)}));
   run_episodes(*eval_envs_, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, eval_envs_->num_envs()),
-               /*deterministic=*/true, generator, false, [&](EpisodeRecord&& r) {
-                 returns.push_back(r.episode_return);
-                 successes += r.success ? 1 : 0;
-               });
+               /*deterministic=*/true, generator, false, [&](EpisodeRecord&& r) { tally.add(r); });
   agent_->train();
-  const auto n = static_cast<double>(returns.size());
-  const double mean = std::accumulate(returns.begin(), returns.end(), 0.0) / n;
-  double var = 0;
-  for (double r : returns) var += (r - mean) * (r - mean);
-  const double success_rate =
-      eval_envs_->reports_success() ? static_cast<double>(successes) / n : std::numeric_limits<double>::quiet_NaN();
-  return {mean, std::sqrt(var / n), success_rate};
+  return {tally.mean_return(), tally.std_return(),
+          eval_envs_->reports_success() ? tally.success_rate() : std::numeric_limits<double>::quiet_NaN()};
 }
 
 TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested) {
@@ -515,20 +505,18 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
         break;
       }
       int64_t new_steps = 0;
-      double return_sum = 0;
-      int64_t successes = 0;
+      EpisodeTally tally;
       for (const auto& r : records) {
         replay_->add_episode(r.obs, r.actions, r.rewards, r.terminated);
         new_steps += r.length;
-        return_sum += r.episode_return;
-        successes += r.success ? 1 : 0;
+        tally.add(r);
       }
       new_episodes = static_cast<int64_t>(records.size());
       env_steps_ += new_steps;
       episodes_ += new_episodes;
-      iteration_return_ = return_sum / static_cast<double>(new_episodes);
+      iteration_return_ = tally.mean_return();
       iteration_length_ = static_cast<double>(new_steps) / static_cast<double>(new_episodes);
-      iteration_success_ = static_cast<double>(successes) / static_cast<double>(new_episodes);
+      iteration_success_ = tally.success_rate();
       iteration_stats_ = {};
       const bool warmup_done = episodes_ >= op.warmup_episodes;
       pending_updates_ = !warmup_done ? 0 : updates_due(new_steps, /*warmup_just_ended=*/warmup);

@@ -48,9 +48,8 @@ using torch::indexing::Slice;
 // Rollout storage: [T, N, ...] CPU tensors, T = steps_per_env + max episode length (the complete-episodes tail).
 struct PpoTrainer::Rollout {
   torch::Tensor obs, actions, log_probs, values, logits, rewards, starts, dones, terminated, bootstrap, valid;
-  int64_t steps = 0;  ///< rows used
-  std::vector<double> episode_returns;
-  int64_t episode_successes = 0;  ///< episodes that reached their goal (envs that report success)
+  int64_t steps = 0;      ///< rows used
+  EpisodeTally episodes;  ///< the episodes that ended in this rollout
   std::vector<int64_t> episode_lengths;
 };
 
@@ -265,12 +264,7 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
   };
   const bool complete = run_episodes(
       *envs_, policy, action_spec_, plan, /*deterministic=*/false, generator,
-      /*record_transitions=*/false,
-      [&](EpisodeRecord&& episode) {
-        r.episode_returns.push_back(episode.episode_return);
-        r.episode_successes += episode.success ? 1 : 0;
-      },
-      stop_requested, on_step);
+      /*record_transitions=*/false, [&](EpisodeRecord&& episode) { r.episodes.add(episode); }, stop_requested, on_step);
   if (!complete) return std::nullopt;
   return r;
 }
@@ -519,12 +513,11 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
 
     ++iteration_;
     env_steps_ += steps;
-    const auto& returns = rollout->episode_returns;
+    const auto& returns = rollout->episodes.returns;
     episodes_ += static_cast<int64_t>(returns.size());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     elapsed_seconds_ += seconds;
-    const double mean_return =
-        returns.empty() ? std::nan("") : std::accumulate(returns.begin(), returns.end(), 0.0) / returns.size();
+    const double mean_return = rollout->episodes.mean_return();
     const double sps = steps / seconds;
     const double rollout_seconds = std::chrono::duration<double>(rollout_end - start).count();
     summary.rollout_seconds += rollout_seconds;
@@ -549,9 +542,7 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
           {"losses/grad_norm", stats.grad_norm},
           {"losses/sgd_steps", static_cast<double>(stats.minibatches)}};
       if (envs_->reports_success()) {
-        scalars.emplace_back("charts/success_rate", returns.empty() ? std::nan("")
-                                                                    : static_cast<double>(rollout->episode_successes) /
-                                                                          static_cast<double>(returns.size()));
+        scalars.emplace_back("charts/success_rate", rollout->episodes.success_rate());
       }
       metrics_->log(env_steps_, scalars);
     }

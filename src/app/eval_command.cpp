@@ -6,10 +6,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <numeric>
 
 #include "agents/acting.hpp"
 #include "agents/checkpoint.hpp"
@@ -69,18 +67,12 @@ int eval_command(const Args& args) {
   const fs::path checkpoint = loaded.checkpoint;
   torch::Generator generator = at::detail::createCPUGenerator(seed);
   // Env i runs a fixed share of the episodes (agents::episode_quota), so short episodes are not over-represented.
-  std::vector<double> returns;
-  int64_t successes = 0;
+  agents::EpisodeTally tally;
   agents::run_episodes(vec, *loaded.policy, spec, agents::episode_quota(episodes, num_envs), deterministic, generator,
-                       /*record_transitions=*/false, [&](agents::EpisodeRecord&& r) {
-                         returns.push_back(r.episode_return);
-                         successes += r.success ? 1 : 0;
-                       });
+                       /*record_transitions=*/false, [&](agents::EpisodeRecord&& r) { tally.add(r); });
+  const std::vector<double>& returns = tally.returns;
 
-  const double mean = std::accumulate(returns.begin(), returns.end(), 0.0) / returns.size();
-  double var = 0.0;
-  for (double r : returns) var += (r - mean) * (r - mean);
-  const double std = std::sqrt(var / returns.size());
+  const double mean = tally.mean_return(), std = tally.std_return();
   fmt::print("[eval] {} on {}: mean episode return {:.4f} ± {:.4f} over {} episodes ({})\n", run_dir.string(),
              config.env.id, mean, std, returns.size(), deterministic ? "greedy" : "sampled actions");
   nlohmann::json out = {{"env_id", config.env.id},
@@ -93,20 +85,23 @@ int eval_command(const Args& args) {
                         {"max_return", *std::max_element(returns.begin(), returns.end())},
                         {"returns", returns}};
   if (vec.reports_success()) {
-    const double rate = static_cast<double>(successes) / static_cast<double>(returns.size());
-    fmt::print("[eval] success rate {:.4f} ({} of {} episodes reached the goal)\n", rate, successes, returns.size());
+    const double rate = tally.success_rate();
+    fmt::print("[eval] success rate {:.4f} ({} of {} episodes reached the goal)\n", rate, tally.successes,
+               returns.size());
     out["success_rate"] = rate;
   }
+  // eval.json, or eval_<key=value>_....json for an evaluation on other tasks (keys without "env.options.").
   std::string name = "eval";
   for (const std::string& override_text : parsed.overrides) {
-    name += "_" + override_text.substr(std::string_view("env.options.").size());
-    out["env_options"][override_text.substr(0, override_text.find('='))] =
-        override_text.substr(override_text.find('=') + 1);
+    const size_t eq = override_text.find('=');  // present: parse_args accepts only key=value overrides
+    name.append("_").append(override_text, std::string_view("env.options.").size());
+    out["env_options"][override_text.substr(0, eq)] = override_text.substr(eq + 1);
   }
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '=' && c != '.' && c != '-') c = '_';
-  write_file_atomic(run_dir / (name + ".json"), out.dump(2) + "\n");
-  if (!parsed.overrides.empty()) fmt::print("[eval] wrote {}\n", (run_dir / (name + ".json")).string());
+  const fs::path file = run_dir / (name + ".json");
+  write_file_atomic(file, out.dump(2) + "\n");
+  if (!parsed.overrides.empty()) fmt::print("[eval] wrote {}\n", file.string());
   return 0;
 }
 

@@ -1,7 +1,8 @@
 // The fused SHM op against the materialised reference loop: forward, final state, every gradient (float64), resets
 // mid-sequence, the ±clamp of pomdp-baselines, sequences longer than one checkpoint chunk.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+
+#include <catch2/catch.hpp>
 
 #include "scan/shm_scan.hpp"
 
@@ -20,9 +21,12 @@ ShmProblem make_problem(int64_t steps, int64_t batch, int64_t size, uint64_t see
   torch::manual_seed(seed);
   auto f = torch::TensorOptions().dtype(torch::kFloat64);
   ShmProblem p;
-  p.inputs = {torch::randn({steps, batch, size}, f),        torch::randn({steps, batch, size}, f),
-              torch::rand({steps, batch}, f),               torch::randn({steps, batch, size}, f) * scale,
-              torch::rand({steps, batch, size}, f) / size,  torch::rand({steps, batch, size}, f) / size,
+  p.inputs = {torch::randn({steps, batch, size}, f),
+              torch::randn({steps, batch, size}, f),
+              torch::rand({steps, batch}, f),
+              torch::randn({steps, batch, size}, f) * scale,
+              torch::rand({steps, batch, size}, f) / size,
+              torch::rand({steps, batch, size}, f) / size,
               torch::randn({batch, size, size}, f) * scale};
   p.starts = torch::rand({steps, batch}) < 0.1;
   for (auto& t : p.inputs) t = t.to(device);
@@ -34,8 +38,8 @@ ShmProblem make_problem(int64_t steps, int64_t batch, int64_t size, uint64_t see
 std::vector<torch::Tensor> run(bool reference, const ShmProblem& p, double clamp, uint64_t weight_seed) {
   std::vector<torch::Tensor> in;
   for (const auto& t : p.inputs) in.push_back(t.detach().clone().requires_grad_(true));
-  const auto out = (reference ? shm_scan_reference : shm_scan)(in[0], in[1], in[2], in[3], in[4], in[5], in[6],
-                                                              p.starts, clamp);
+  const auto out =
+      (reference ? shm_scan_reference : shm_scan)(in[0], in[1], in[2], in[3], in[4], in[5], in[6], p.starts, clamp);
   // Drawn on the CPU and moved: CUDA's generator gives other numbers for the same seed, and the CPU-vs-CUDA test
   // needs the same loss on both devices.
   torch::manual_seed(weight_seed);
@@ -108,8 +112,8 @@ TEST_CASE("shm_scan without starts equals all-false starts", "[scan][shm]") {
 TEST_CASE("shm_scan with an empty batch or memory returns empty outputs", "[scan][shm]") {
   for (auto [batch, size] : {std::pair<int64_t, int64_t>{0, 4}, {2, 0}}) {
     const auto p = make_problem(3, batch, size, 1);
-    const auto out = shm_scan(p.inputs[0], p.inputs[1], p.inputs[2], p.inputs[3], p.inputs[4], p.inputs[5],
-                              p.inputs[6], p.starts);
+    const auto out =
+        shm_scan(p.inputs[0], p.inputs[1], p.inputs[2], p.inputs[3], p.inputs[4], p.inputs[5], p.inputs[6], p.starts);
     CHECK(out.y.sizes() == torch::IntArrayRef({3, batch, size}));
     CHECK(out.m_last.sizes() == torch::IntArrayRef({batch, size, size}));
   }
@@ -120,8 +124,8 @@ TEST_CASE("shm_scan float32 stays close to float64", "[scan][shm]") {
   std::vector<torch::Tensor> in;
   for (const auto& t : p.inputs) in.push_back(t.to(torch::kFloat32));
   const auto single = shm_scan(in[0], in[1], in[2], in[3], in[4], in[5], in[6], p.starts);
-  const auto dbl = shm_scan(p.inputs[0], p.inputs[1], p.inputs[2], p.inputs[3], p.inputs[4], p.inputs[5],
-                            p.inputs[6], p.starts);
+  const auto dbl =
+      shm_scan(p.inputs[0], p.inputs[1], p.inputs[2], p.inputs[3], p.inputs[4], p.inputs[5], p.inputs[6], p.starts);
   CHECK((single.y.to(torch::kFloat64) - dbl.y).abs().max().item<double>() < 1e-4);
 }
 

@@ -9,8 +9,8 @@ namespace rlm::envs::memory_rl {
 
 TMaze::TMaze(std::string id, TMazeConfig config)
     : id_(std::move(id)),
-      corridor_length_(config.corridor_length),
       oracle_length_(config.oracle_length),
+      junction_(config.oracle_length + config.corridor_length),
       // Passive: Lc + 1 (o = 0); active: Lc + 2o + 1 = Lc + 3, the steps back to the oracle and forth again.
       episode_length_(config.corridor_length + 2 * config.oracle_length + 1),
       penalty_(-1.0 / config.corridor_length),  // Memory-RL's configs: the penalties of a whole episode sum to −1
@@ -40,12 +40,11 @@ void TMaze::start_episode(int goal_y, std::span<float> obs) {
 }
 
 void TMaze::write_obs(std::span<float> obs) {
-  const int junction = oracle_length_ + corridor_length_;
   if (x_ == 0) {
     obs[0] = 0.0f;
     obs[1] = oracle_visited_ ? 0.0f : static_cast<float>(goal_y_);
     oracle_visited_ = true;
-  } else if (x_ < junction) {
+  } else if (x_ < junction_) {
     obs[0] = obs[1] = 0.0f;
   } else {
     obs[0] = 1.0f;
@@ -60,9 +59,8 @@ StepResult TMaze::step(std::span<const float> action, std::span<float> obs) {
   ++t_;
   static constexpr int kMoveX[4] = {1, 0, -1, 0}, kMoveY[4] = {0, 1, 0, -1};
   const int nx = x_ + kMoveX[a], ny = y_ + kMoveY[a];
-  const int junction = oracle_length_ + corridor_length_;
   // The map: the corridor 0..junction on y = 0, and the two goal cells above and below the junction.
-  const bool open = (ny == 0 && nx >= 0 && nx <= junction) || (nx == junction && (ny == 1 || ny == -1));
+  const bool open = (ny == 0 && nx >= 0 && nx <= junction_) || (nx == junction_ && (ny == 1 || ny == -1));
   if (open) {
     x_ = nx;
     y_ = ny;

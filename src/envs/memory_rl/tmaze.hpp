@@ -49,7 +49,9 @@ class TMaze final : public Env {
   Space observation_space_ = Space::box({-1, -1}, {1, 1});
   Space action_space_ = Space::discrete(4);  // 0 = (+1, 0), 1 = (0, +1), 2 = (−1, 0), 3 = (0, −1)
   Rng rng_;
-  int corridor_length_, oracle_length_, episode_length_;
+  int oracle_length_;
+  int junction_;  ///< x of the junction column: o + Lc
+  int episode_length_;
   double penalty_, distract_reward_;
   int x_ = 0, y_ = 0, goal_y_ = 1, t_ = 0;
   bool oracle_visited_ = false;
