@@ -71,8 +71,8 @@ int bench_command(const Args& args) {
                        {"update_seconds", summary.update_seconds},
                        {"torch_threads", c.torch_threads}});
   }
-  // The figures first, the scratch runs after: on the lent GPU image std::filesystem::remove_all crashed (a null
-  // call inside libstdc++, 2026-11-24), and the results must not depend on the clean-up.
+  // The figures first, the scratch runs after: the results must not depend on the clean-up (on the lent GPU image
+  // remove_all once bound to libtorch's broken copy and crashed; see CMakeLists.txt on the libstdc++ link order).
   if (auto json = parsed.get("json")) write_file_atomic(*json, results.dump(2) + "\n");
   std::fflush(stdout);
   fs::remove_all(scratch);

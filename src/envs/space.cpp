@@ -42,10 +42,23 @@ Space Space::box(std::vector<float> low, std::vector<float> high) {
     if (!(low[i] <= high[i])) throw EnvError(fmt::format("Box bound {}: low {} > high {}", i, low[i], high[i]));
   Space s;
   s.kind = Kind::Box;
+  s.shape = {static_cast<int64_t>(low.size())};
   s.low = std::move(low);
   s.high = std::move(high);
   return s;
 }
+
+Space Space::image(int64_t channels, int64_t height, int64_t width) {
+  if (channels < 1 || height < 1 || width < 1)
+    throw EnvError(fmt::format("image space needs positive sizes, got ({}, {}, {})", channels, height, width));
+  const auto dim = static_cast<size_t>(channels * height * width);
+  Space s = box(std::vector<float>(dim, 0.0f), std::vector<float>(dim, 255.0f));
+  s.shape = {channels, height, width};
+  s.dtype = DType::UInt8;
+  return s;
+}
+
+bool Space::is_image() const { return kind == Kind::Box && shape.size() == 3 && dtype == DType::UInt8; }
 
 Space Space::tuple(std::vector<Space> parts) {
   Space s;
@@ -102,8 +115,10 @@ bool Space::contains_at(const float* raw) const {
         if (!is_index(raw[i], nvec[i])) return false;
       return true;
     case Kind::Box:
-      for (size_t i = 0; i < low.size(); ++i)
+      for (size_t i = 0; i < low.size(); ++i) {
         if (!(raw[i] >= low[i] && raw[i] <= high[i])) return false;
+        if (dtype == DType::UInt8 && raw[i] != std::floor(raw[i])) return false;
+      }
       return true;
     case Kind::Tuple:
       for (const Space& p : parts) {
@@ -177,7 +192,8 @@ std::string Space::to_string() const {
     case Kind::MultiDiscrete:
       return fmt::format("MultiDiscrete([{}])", fmt::join(nvec, ", "));
     case Kind::Box:
-      return fmt::format("Box({})", low.size());
+      if (dtype == DType::Float32 && shape.size() <= 1) return fmt::format("Box({})", low.size());
+      return fmt::format("Box({}{})", fmt::join(shape, ", "), dtype == DType::UInt8 ? "; uint8" : "");
     case Kind::Tuple: {
       std::string s = "Tuple(";
       for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i].to_string();

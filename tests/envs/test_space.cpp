@@ -78,6 +78,25 @@ TEST_CASE("space to_string", "[space]") {
   CHECK(Space::tuple({Space::discrete(4), Space::discrete(2)}).to_string() == "Tuple(Discrete(4), Discrete(2))");
 }
 
+TEST_CASE("space image is a uint8 CHW box of pixel values", "[space]") {
+  const Space img = Space::image(3, 5, 5);
+  CHECK(img.kind == Space::Kind::Box);
+  CHECK(img.is_image());
+  CHECK(img.shape == std::vector<int64_t>{3, 5, 5});
+  CHECK(img.raw_size() == 75);
+  CHECK(img.encoded_size() == 75);
+  CHECK(img.to_string() == "Box(3, 5, 5; uint8)");
+  std::vector<float> pixels(75, 204.0f);
+  CHECK(img.contains(pixels));
+  pixels[7] = 255.5f;  // out of range
+  CHECK_FALSE(img.contains(pixels));
+  pixels[7] = 12.5f;  // not an integer
+  CHECK_FALSE(img.contains(pixels));
+  CHECK_FALSE(Space::box({0, 0}, {1, 1}).is_image());
+  CHECK(Space::box({0, 0}, {1, 1}).shape == std::vector<int64_t>{2});
+  CHECK_THROWS_AS(Space::image(0, 5, 5), rlm::EnvError);
+}
+
 TEST_CASE("space constructors reject empty or inverted ranges", "[space]") {
   CHECK_THROWS_AS(Space::discrete(0), rlm::EnvError);
   CHECK_THROWS_AS(Space::multi_discrete({2, 0}), rlm::EnvError);
