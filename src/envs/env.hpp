@@ -32,6 +32,11 @@ class Env {
   /// Whether the env has a notion of success (a goal reached), reported in StepResult::success; trainers log a
   /// success rate only for such envs.
   virtual bool reports_success() const { return false; }
+  /// Draws what the reference draws once per env instance rather than per episode (Visual Match's colour permutation)
+  /// from `seed`. VecEnv calls it once per env when it builds them, with a seed derived from its own and the env's
+  /// index, so a run resumed from a checkpoint rebuilds the same instances. An env that is never given one behaves as
+  /// if given 0. Most envs draw everything per episode and ignore it.
+  virtual void seed_instance(uint64_t seed) { (void)seed; }
   /// Starts an episode: reseeds the env's own RNG with `seed` and writes the first obs.
   virtual void reset(uint64_t seed, std::span<float> obs) = 0;
   /// Applies `action` (raw layout of action_space()) and writes the next obs. Throws rlm::EnvError on an invalid

@@ -23,12 +23,20 @@ struct EnvOptions {
   double sigma_low = 0.0;
   double sigma_high = 2.0;
   /// Wind (meta-RL, envs.md F.2): shm (the SHM paper: 200 tasks, H 100, radius 0.01) or original (pomdp-baselines:
-  /// 60 tasks, H 75, radius 0.03).
+  /// 60 tasks, H 75, radius 0.03). Point Robot (F.3): shm (200 tasks, H 100, radius 0.05) or original (100 tasks,
+  /// H 60, radius 0.2), both two inner episodes per task. Visual Match / Key-to-Door (C.2-C.4): shm (SHM's
+  /// pomdp-baselines settings: VM 15/D/10 steps, final reward 10; KtD 10/D/3, final 10) or original (Memory-RL's
+  /// configs: VM 15/D/15, final 5; KtD 15/D/10, final 5).
   std::string variant = "shm";
-  /// Wind: training tasks of the fixed split (SHM: 50 or 10 of 200; original 40 of 60); 0 = the variant's default.
+  /// Wind, Point Robot: training tasks of the fixed split (SHM: 50 or 10 of 200; original Wind 40 of 60, Point Robot
+  /// 80 of 100); 0 = the variant's default.
   int train_tasks = 0;
-  /// Wind: which tasks episodes draw from, train or eval (the off-policy trainer's evaluation envs use eval).
+  /// Wind, Point Robot: which tasks episodes draw from, train or eval (the off-policy trainer's evaluation envs use
+  /// eval).
   std::string task_split = "train";
+  /// Visual Match, Key-to-Door: frames D of the apple-collecting distractor phase (papers: 60…1000); 0 = the
+  /// variant's default (shm 100, original 60).
+  int distractor_length = 0;
 
   template <class V>
   void visit(V& v) {
@@ -40,6 +48,7 @@ struct EnvOptions {
     v.field("variant", variant, one_of({"shm", "original"}));
     v.field("train_tasks", train_tasks, in_range(0, 199));
     v.field("task_split", task_split, one_of({"train", "eval"}));
+    v.field("distractor_length", distractor_length, in_range(0, 100000));
   }
   bool operator==(const EnvOptions&) const = default;
 };
@@ -50,6 +59,11 @@ inline std::vector<std::string_view> env_options_read_by(std::string_view id) {
     return {"corridor_length", "distract_reward"};
   if (id == "kf/BestArm" || id == "kf-BestArm-v0") return {"request_cost", "sigma_low", "sigma_high"};
   if (id == "meta/Wind" || id == "meta-Wind-v0") return {"variant", "train_tasks", "task_split"};
+  if (id == "meta/PointRobot" || id == "meta-PointRobot-v0") return {"variant", "train_tasks", "task_split"};
+  if (id.starts_with("memory_rl/PassiveVisualMatch") || id.starts_with("memory_rl-PassiveVisualMatch") ||
+      id.starts_with("memory_rl/ActiveVisualMatch") || id.starts_with("memory_rl-ActiveVisualMatch") ||
+      id.starts_with("memory_rl/KeyToDoor") || id.starts_with("memory_rl-KeyToDoor"))
+    return {"variant", "distractor_length"};
   return {};
 }
 

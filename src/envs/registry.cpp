@@ -10,7 +10,10 @@
 #include "core/config_suggest.hpp"  // edit_distance, shared with the config did-you-mean
 #include "core/error.hpp"
 #include "envs/kf/best_arm.hpp"
+#include "envs/memory_rl/key_to_door.hpp"
 #include "envs/memory_rl/tmaze.hpp"
+#include "envs/memory_rl/visual_match.hpp"
+#include "envs/meta/point_robot.hpp"
 #include "envs/meta/wind.hpp"
 #include "envs/popgym/autoencode.hpp"
 #include "envs/popgym/battleship.hpp"
@@ -137,6 +140,30 @@ const std::vector<FamilyRow>& table() {
                                   return meta::WindConfig{
                                       .variant = o.variant, .train_tasks = o.train_tasks, .task_split = o.task_split};
                                 }),
+      parameterised<meta::PointRobot>("meta", "PointRobot",
+                                      [](const EnvOptions& o) {
+                                        return meta::PointRobotConfig{.variant = o.variant,
+                                                                      .train_tasks = o.train_tasks,
+                                                                      .task_split = o.task_split};
+                                      }),
+      parameterised<memory_rl::VisualMatch>("memory_rl", "PassiveVisualMatch",
+                                            [](const EnvOptions& o) {
+                                              return memory_rl::VisualMatchConfig{
+                                                  .passive = true,
+                                                  .variant = o.variant,
+                                                  .distractor_length = o.distractor_length};
+                                            }),
+      parameterised<memory_rl::VisualMatch>(
+          "memory_rl", "ActiveVisualMatch",
+          [](const EnvOptions& o) {
+            return memory_rl::VisualMatchConfig{
+                .passive = false, .variant = o.variant, .distractor_length = o.distractor_length};
+          }),
+      parameterised<memory_rl::KeyToDoor>("memory_rl", "KeyToDoor",
+                                          [](const EnvOptions& o) {
+                                            return memory_rl::KeyToDoorConfig{.variant = o.variant,
+                                                                              .distractor_length = o.distractor_length};
+                                          }),
       // <<< new families above this line >>>
   };
   return rows;

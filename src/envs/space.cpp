@@ -169,12 +169,15 @@ int64_t Space::encode_at(const float* raw, float* out) const {
 
 Space Space::encoded_space() const {
   std::vector<float> lo, hi;
+  bool any_bytes = false, all_bytes = true;
   auto append = [&](const Space& leaf, auto&& self) -> void {
     if (leaf.kind == Kind::Tuple) {
       for (const Space& p : leaf.parts) self(p, self);
     } else if (leaf.kind == Kind::Box) {
       lo.insert(lo.end(), leaf.low.begin(), leaf.low.end());
       hi.insert(hi.end(), leaf.high.begin(), leaf.high.end());
+      any_bytes = any_bytes || leaf.dtype == DType::UInt8;
+      all_bytes = all_bytes && leaf.dtype == DType::UInt8;
     } else {
       const int64_t n = leaf.encoded_size();
       lo.insert(lo.end(), static_cast<size_t>(n), 0.0f);
@@ -182,7 +185,9 @@ Space Space::encoded_space() const {
     }
   };
   append(*this, append);
-  return box(std::move(lo), std::move(hi));
+  Space encoded = box(std::move(lo), std::move(hi));
+  if (any_bytes && all_bytes) encoded.dtype = DType::UInt8;
+  return encoded;
 }
 
 std::string Space::to_string() const {

@@ -43,7 +43,9 @@ struct Space {
   /// Writes every one of the encoded_size() floats of `out`. Throws rlm::EnvError on an out-of-range discrete value
   /// (a one-hot index outside its block would otherwise write into the neighbouring part).
   void encode(std::span<const float> raw, std::span<float> out) const;
-  /// The Box that encode() maps into: bounds [0, 1] for one-hot blocks, the part's own bounds for Box parts.
+  /// The Box that encode() maps into: bounds [0, 1] for one-hot blocks, the part's own bounds for Box parts. Its
+  /// dtype is uint8 when some part is a uint8 Box and every other part one-hot (an image with the previous action):
+  /// every encoded value is then a byte, which the replay buffer stores as one.
   Space encoded_space() const;
   /// e.g. "Discrete(4)", "MultiDiscrete([2, 3])", "Box(2)", "Box(3, 5, 5; uint8)", "Tuple(Discrete(4), Box(2))".
   std::string to_string() const;

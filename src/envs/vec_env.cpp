@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/seed.hpp"
+#include "envs/wrappers.hpp"
 
 namespace rlm::envs {
 namespace {
@@ -45,11 +46,17 @@ void wake(std::atomic<T>& value, const std::atomic<int>& sleepers) {
 
 VecEnv::VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t seed, const WrapperOptions& options,
                const EnvOptions& env_options)
-    : num_envs_(num_envs), num_threads_(std::min(num_threads, num_envs)), seed_(seed) {
+    : VecEnv([id, options, env_options] { return make_env(id, options, env_options); }, num_envs, num_threads, seed) {}
+
+VecEnv::VecEnv(EnvFactory factory, int num_envs, int num_threads, uint64_t seed)
+    : num_envs_(num_envs), num_threads_(std::min(num_threads, num_envs)), seed_(seed), factory_(std::move(factory)) {
+  // The first env on the caller: an unknown id fails here, before any thread starts, and names the id.
+  envs_.resize(static_cast<size_t>(std::max(num_envs, 1)));
+  envs_[0] = factory_();
+  const std::string& id = envs_[0]->id();
   if (num_envs < 1) throw EnvError(fmt::format("VecEnv '{}': num_envs must be >= 1, got {}", id, num_envs));
   if (num_threads < 1) throw EnvError(fmt::format("VecEnv '{}': num_threads must be >= 1, got {}", id, num_threads));
-  envs_.resize(static_cast<size_t>(num_envs));
-  envs_[0] = make_env(id, options, env_options);  // on the caller: an unknown id fails here, before any thread starts
+  envs_[0]->seed_instance(derive_seed(seed_, {kEnvInstanceStream, 0}));
   obs_size_ = envs_[0]->observation_space().raw_size();
   action_size_ = envs_[0]->action_space().raw_size();
   const auto n = static_cast<size_t>(num_envs);
@@ -68,21 +75,22 @@ VecEnv::VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t se
   // Each thread builds the envs it will step: their memory then comes from that thread's malloc arena and cache,
   // and no two threads' envs share a cache line (measured: envs allocated by one thread and stepped by two scaled
   // 1.2-1.5x on 2 threads, envs allocated by their own thread 1.6-1.9x).
-  construct_id_ = &id;
-  construct_options_ = &options;
-  construct_env_options_ = &env_options;
   try {
     run(Task::Construct);
   } catch (...) {
     stop_workers();  // no destructor runs after a throwing constructor, and the workers would never exit
     throw;
   }
-  construct_id_ = nullptr;
-  construct_options_ = nullptr;
-  construct_env_options_ = nullptr;
+  factory_ = nullptr;  // drops whatever the factory captured
 }
 
 VecEnv::~VecEnv() { stop_workers(); }
+
+const Space& VecEnv::base_observation_space() const {
+  const Env* env = envs_[0].get();
+  while (const auto* wrapper = dynamic_cast<const Wrapper*>(env)) env = &wrapper->inner();
+  return env->observation_space();
+}
 
 void VecEnv::stop_workers() {
   stopping_.store(true, std::memory_order_relaxed);
@@ -127,7 +135,16 @@ void VecEnv::run_chunk(int chunk) noexcept {
     for (int i = chunk_begin_[static_cast<size_t>(chunk)]; i < chunk_begin_[static_cast<size_t>(chunk) + 1]; ++i) {
       const auto u = static_cast<size_t>(i);
       if (task_ == Task::Construct) {
-        if (!envs_[u]) envs_[u] = make_env(*construct_id_, *construct_options_, *construct_env_options_);
+        if (envs_[u]) continue;  // env 0, built by the constructor
+        envs_[u] = factory_();
+        if (envs_[u]->observation_space() != envs_[0]->observation_space() ||
+            envs_[u]->action_space() != envs_[0]->action_space() ||
+            envs_[u]->max_episode_steps() != envs_[0]->max_episode_steps())
+          throw EnvError(
+              fmt::format("VecEnv '{}': the env factory built env {} with other spaces or episode length "
+                          "than env 0",
+                          envs_[0]->id(), i));
+        envs_[u]->seed_instance(derive_seed(seed_, {kEnvInstanceStream, static_cast<uint64_t>(i)}));
         continue;
       }
       if (task_ == Task::Reset) {

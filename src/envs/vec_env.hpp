@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,11 +17,18 @@
 
 namespace rlm::envs {
 
+/// Builds one env; VecEnv calls it once per env, on the thread that will step that env (so it must be safe to call
+/// from several threads at once). Every env it returns must have the same spaces and episode length.
+using EnvFactory = std::function<std::unique_ptr<Env>()>;
+
 class VecEnv {
  public:
   /// num_threads is capped at num_envs; 1 runs everything inline on the calling thread.
   VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t seed, const WrapperOptions& options = {},
          const EnvOptions& env_options = {});
+  /// Envs from any factory (an env not in the registry, or one built with custom arguments). Env i gets
+  /// seed_instance(derive_seed(seed, {kEnvInstanceStream, i})) once it is built.
+  VecEnv(EnvFactory factory, int num_envs, int num_threads, uint64_t seed);
   ~VecEnv();
   VecEnv(const VecEnv&) = delete;
   VecEnv& operator=(const VecEnv&) = delete;
@@ -30,6 +38,9 @@ class VecEnv {
   int64_t obs_size() const { return obs_size_; }        ///< raw obs floats of one env
   int64_t action_size() const { return action_size_; }  ///< raw action floats of one env
   const Space& observation_space() const { return envs_[0]->observation_space(); }
+  /// The observation space of the env under its wrappers (an image before Flatten; obs() starts with it when the
+  /// wrappers only append: previous action, is_t0, flatten).
+  const Space& base_observation_space() const;
   const Space& action_space() const { return envs_[0]->action_space(); }
   int64_t max_episode_steps() const { return envs_[0]->max_episode_steps(); }
   const std::string& id() const { return envs_[0]->id(); }
@@ -81,9 +92,7 @@ class VecEnv {
   // decrements pending_. Both sides spin for up to 50 us and then sleep in the kernel (see vec_env.cpp).
   Task task_ = Task::Reset;
   const float* actions_ = nullptr;
-  const std::string* construct_id_ = nullptr;  // valid only while the constructor runs Task::Construct
-  const WrapperOptions* construct_options_ = nullptr;
-  const EnvOptions* construct_env_options_ = nullptr;
+  EnvFactory factory_;                      // used only while the constructor runs Task::Construct
   std::vector<std::exception_ptr> errors_;  // one slot per chunk
   // Separate cache lines: the caller writes generation_ while workers write pending_. 32-bit counters, because the
   // kernel wait (futex) works on 32-bit words; a 64-bit atomic would wait on a shared proxy. Wrap-around is harmless

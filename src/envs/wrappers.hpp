@@ -18,6 +18,7 @@ class Wrapper : public Env {
   const Space& action_space() const override { return inner_->action_space(); }
   int64_t max_episode_steps() const override { return inner_->max_episode_steps(); }
   bool reports_success() const override { return inner_->reports_success(); }
+  void seed_instance(uint64_t seed) override { inner_->seed_instance(seed); }
   /// The wrapped env's state, as popgym's POPGymWrapper forwards state_space and get_state().
   const Space* state_space() const override { return inner_->state_space(); }
   void write_state(std::span<float> state) const override { inner_->write_state(state); }

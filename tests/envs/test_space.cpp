@@ -97,6 +97,17 @@ TEST_CASE("space image is a uint8 CHW box of pixel values", "[space]") {
   CHECK_THROWS_AS(Space::image(0, 5, 5), rlm::EnvError);
 }
 
+TEST_CASE("space encoded_space of an image with one-hot parts holds bytes", "[space]") {
+  const Space with_action = Space::tuple({Space::image(3, 5, 5), Space::discrete(4), Space::discrete(2)});
+  const Space e = with_action.encoded_space();
+  CHECK(e.raw_size() == 75 + 4 + 2);
+  CHECK(e.dtype == Space::DType::UInt8);
+  CHECK_FALSE(e.is_image());  // flat: the CNN takes the image back from the leading 75 values
+  // A float Box part, or no image at all, keeps float32.
+  CHECK(Space::tuple({Space::image(3, 5, 5), Space::box({0}, {1})}).encoded_space().dtype == Space::DType::Float32);
+  CHECK(Space::tuple({Space::discrete(4), Space::discrete(2)}).encoded_space().dtype == Space::DType::Float32);
+}
+
 TEST_CASE("space constructors reject empty or inverted ranges", "[space]") {
   CHECK_THROWS_AS(Space::discrete(0), rlm::EnvError);
   CHECK_THROWS_AS(Space::multi_discrete({2, 0}), rlm::EnvError);

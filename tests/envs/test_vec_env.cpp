@@ -200,3 +200,33 @@ TEST_CASE("VecEnv checks its arguments", "[vec_env]") {
   vec.reset();
   CHECK_THROWS_AS(vec.step(std::vector<float>(3, 0.0f)), rlm::EnvError);  // wrong size
 }
+
+TEST_CASE("VecEnv from a factory steps the envs the factory builds", "[vec_env]") {
+  // The same envs through the registry string and through a factory with custom options: identical batches.
+  rlm::EnvOptions options;
+  options.corridor_length = 4;
+  VecEnv by_id("memory_rl/TMazePassive", 6, 2, 11, {}, options);
+  VecEnv by_factory([&] { return make_env("memory_rl/TMazePassive", {}, options); }, 6, 2, 11);
+  CHECK(by_factory.max_episode_steps() == 5);
+  by_id.reset();
+  by_factory.reset();
+  std::vector<float> actions(6, 0.0f);
+  for (int t = 0; t < 12; ++t) {
+    CHECK(std::vector<float>(by_id.obs().begin(), by_id.obs().end()) ==
+          std::vector<float>(by_factory.obs().begin(), by_factory.obs().end()));
+    CHECK(std::vector<float>(by_id.rewards().begin(), by_id.rewards().end()) ==
+          std::vector<float>(by_factory.rewards().begin(), by_factory.rewards().end()));
+    by_id.step(actions);
+    by_factory.step(actions);
+  }
+}
+
+TEST_CASE("VecEnv rejects a factory whose envs disagree on their spaces", "[vec_env]") {
+  int built = 0;
+  auto factory = [&built] {
+    rlm::EnvOptions options;
+    options.corridor_length = built++ == 0 ? 4 : 5;  // env 0 differs from the rest in episode length
+    return make_env("memory_rl/TMazePassive", {}, options);
+  };
+  CHECK_THROWS_WITH(VecEnv(factory, 3, 1, 0), Catch::Contains("other spaces or episode length than env 0"));
+}

@@ -8,12 +8,13 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "envs/meta/varibad_action.hpp"
 #include "envs/numpy_legacy_rng.hpp"
 
 namespace rlm::envs::meta {
 namespace {
 
-constexpr double kActionBound = 0.1;  // the env's Box(−0.1, 0.1)
+constexpr float kActionBound = 0.1f;  // the env's Box(−0.1, 0.1), float32
 
 }  // namespace
 
@@ -68,13 +69,9 @@ StepResult Wind::step(std::span<const float> action, std::span<float> obs) {
   if (!running_) [[unlikely]]
     throw_env_misuse(id_, "step() called after the episode ended (or before the first reset())");
   const auto& wind = winds_[static_cast<size_t>(task_)];
-  for (size_t i = 0; i < 2; ++i) {
-    // VariBadWrapper: clip to [−1, 1], map onto [lb, ub], clip again.
-    const double a = std::clamp(static_cast<double>(action[i]), -1.0, 1.0);
-    const double mapped =
-        std::clamp(-kActionBound + (a + 1.0) / 2.0 * (2.0 * kActionBound), -kActionBound, kActionBound);
-    state_[i] = state_[i] + mapped + wind[i];
-  }
+  // s + a + w in float64, the float32 action promoted (numpy: float64 state + float32 action, then the wind).
+  for (size_t i = 0; i < 2; ++i)
+    state_[i] = state_[i] + static_cast<double>(varibad_action(action[i], kActionBound)) + wind[i];
   // np.linalg.norm(s − (0, 1)): sqrt of the sum of squares, in that order.
   const double dx = state_[0] - 0.0, dy = state_[1] - 1.0;
   const bool in_goal = std::sqrt(dx * dx + dy * dy) <= goal_radius_;

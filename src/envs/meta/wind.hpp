@@ -8,8 +8,11 @@
 // off-policy trainer's evaluation envs use the eval split).
 //   original (pomdp-baselines): 60 tasks, W = 0.08, H = 75, radius 0.03, 40 train / 20 eval;
 //   shm (SHM paper): 200 tasks, W = 0.1, H = 100, radius 0.01, 50/150 (or train_tasks = 10: 10/190).
-// Actions: Box(−1, 1, (2,)), mapped as pomdp-baselines' VariBadWrapper does onto the env's Box(−0.1, 0.1): clip to
-// [−1, 1], lb + (a + 1)/2 (ub − lb), clip again. One episode per task (VariBad k = 1), so no done_mdp flag.
+// Actions: Box(−1, 1, (2,)), mapped as pomdp-baselines' VariBadWrapper does onto the env's Box(−0.1, 0.1) float32:
+// clip to [−1, 1], lb + (a + 1)·0.5·(ub − lb), clip to [lb, ub], all in float32 as numpy computes it on the policy's
+// float32 action; the state adds that float32 value in float64. One episode per task (VariBad k = 1), so no
+// done_mdp flag. Replayed bit for bit against trajectories recorded from pomdp-baselines' and SHM's code
+// (test_golden_meta_toys.cpp).
 // Obs: s as float32 (the reference returns float64). The episode ends after H steps, reported as truncated (the
 // learner bootstraps through a time-out). Success: the goal was reached at some step.
 // Not reproduced: pomdp-baselines stores the replay's terminal flag as is_goal_state() on every step of a meta env

@@ -1,0 +1,195 @@
+// Key-to-Door (Memory-RL envs/key_to_door/key_to_door.py); see key_to_door.hpp.
+#include "envs/memory_rl/key_to_door.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace rlm::envs::memory_rl {
+namespace {
+
+using pycolab::Art;
+using pycolab::Board;
+using pycolab::Cell;
+
+constexpr Art kExploreArt = {
+    "  #######  ",  //
+    "  #kkkkk#  ",  //
+    "  #kkkkk#  ",  //
+    "  ##   ##  ",  //
+    "  #+++++#  ",  //
+    "  #+++++#  ",  //
+    "  #######  ",  //
+};
+constexpr Art kRewardArt = {
+    // REWARD_GRID_SR
+    "           ",  //
+    "   ##d##   ",  //
+    "   #   #   ",  //
+    "   # + #   ",  //
+    "   #   #   ",  //
+    "   #####   ",  //
+    "           ",  //
+};
+
+struct Settings {
+  int explore, distractor, reward;
+  float final_reward;
+};
+
+Settings settings_of(const std::string& id, const KeyToDoorConfig& c) {
+  Settings s;
+  if (c.variant == "shm")
+    s = {10, 100, 3, 10.0f};
+  else if (c.variant == "original")
+    s = {15, 60, 10, 5.0f};
+  else
+    throw EnvError(fmt::format("{}: variant must be shm or original, got '{}'", id, c.variant));
+  if (c.distractor_length < 0 || c.distractor_length > 100000)
+    throw EnvError(fmt::format("{}: distractor_length must be in [0, 100000], got {}", id, c.distractor_length));
+  if (c.distractor_length > 0) s.distractor = c.distractor_length;
+  return s;
+}
+
+Cell cell_of(const nlohmann::json& j) { return {j.at(0).get<int>(), j.at(1).get<int>()}; }
+
+uint32_t apples_of(const nlohmann::json& cells) {
+  std::vector<Cell> list;
+  for (const auto& c : cells) list.push_back(cell_of(c));
+  return pycolab::DistractorPhase::mask_of(list);
+}
+
+}  // namespace
+
+KeyToDoor::KeyToDoor(std::string id, KeyToDoorConfig config) : id_(std::move(id)) {
+  const Settings s = settings_of(id_, config);
+  timer_.lengths = {s.explore, s.distractor, s.reward};
+  final_reward_ = s.final_reward;
+  key_cells_ = pycolab::cells_of(kExploreArt, 'k');
+  start_cells_ = pycolab::cells_of(kExploreArt, '+');
+  palette_.set('i', pycolab::from_pycolab(1000, 1000, 1000));  // the indicator: white
+}
+
+void KeyToDoor::reset(uint64_t seed, std::span<float> obs) {
+  rng_.reseed(seed);
+  KeyToDoorEpisode e;
+  e.key_cell = key_cells_[rng_.uniform_int(key_cells_.size())];
+  e.start_cell = start_cells_[rng_.uniform_int(start_cells_.size())];
+  e.apples = pycolab::DistractorPhase::draw_apples(rng_);
+  start_episode(e, obs);
+}
+
+void KeyToDoor::restore_golden(const nlohmann::json& state, std::span<float> obs) {
+  KeyToDoorEpisode e;
+  e.key_cell = cell_of(state.at("key_cell"));
+  e.start_cell = cell_of(state.at("start_cell"));
+  e.apples = apples_of(state.at("apple_cells"));
+  start_episode(e, obs);
+}
+
+void KeyToDoor::start_episode(const KeyToDoorEpisode& episode, std::span<float> obs) {
+  episode_ = episode;
+  has_key_ = false;  // a new Story: a new Plot
+  timer_.restart();
+  start_phase();
+  running_ = true;
+  pycolab::write_view(current_board(), player(), palette_, obs);
+}
+
+void KeyToDoor::start_phase() {
+  door_open_ = false;  // every phase builds a new player sprite
+  switch (timer_.phase) {
+    case pycolab::kExplore:
+      backdrop_ = Board::from_art(kExploreArt, "k+");
+      player_ = episode_.start_cell;
+      key_visible_ = true;
+      indicator_visible_ = false;
+      pickup_frame_ = 0;
+      break;
+    case pycolab::kDistractor:
+      distractor_.start(episode_.apples, 1.0f);
+      return;
+    case pycolab::kReward:
+      backdrop_ = Board::from_art(kRewardArt, "d+");
+      player_ = kRewardStart;
+      reward_phase_return_ = 0.0f;
+      break;
+  }
+  render();       // pycolab renders once before the frame-0 pass
+  update(-1, 0);  // the frame-0 pass: nobody moves; the reward room's player drops 'd' if the key is held
+}
+
+void KeyToDoor::move_player(int64_t action) {
+  if (!door_open_ && has_key_) door_open_ = true;
+  pycolab::walk(player_, action, rendered_, door_open_ ? "#i" : "#id");
+}
+
+float KeyToDoor::update(int64_t action, int frame) {
+  float reward = 0.0f;
+  switch (timer_.phase) {
+    case pycolab::kExplore:
+      move_player(action);
+      if (key_visible_ && player_ == episode_.key_cell) {  // the key sprite
+        has_key_ = true;
+        key_visible_ = false;
+      }
+      if (pickup_frame_ > 0) indicator_visible_ = false;  // the indicator sprite: one frame only
+      if (player_ == episode_.key_cell && pickup_frame_ == 0) {
+        indicator_visible_ = true;
+        pickup_frame_ = frame;
+      }
+      break;
+    case pycolab::kDistractor:  // no key, indicator or door on this board: only walls block
+      return distractor_.update(action, frame);
+    case pycolab::kReward:
+      move_player(action);
+      if (player_ == kDoorCell && has_key_) {  // the door sprite
+        reward += final_reward_;
+        has_key_ = false;
+      }
+      break;
+  }
+  render();
+  return reward;
+}
+
+void KeyToDoor::render() {
+  rendered_ = backdrop_;
+  if (timer_.phase == pycolab::kExplore) {  // z-order: key, indicator, player
+    if (key_visible_) rendered_.set(episode_.key_cell, 'k');
+    if (indicator_visible_) rendered_.set(kIndicatorCell, 'i');
+    rendered_.set(player_, '+');
+  } else {  // z-order: player, door over it
+    rendered_.set(player_, '+');
+    rendered_.set(kDoorCell, 'd');
+  }
+}
+
+const Board& KeyToDoor::current_board() const {
+  return timer_.phase == pycolab::kDistractor ? distractor_.board() : rendered_;
+}
+
+Cell KeyToDoor::player() const { return timer_.phase == pycolab::kDistractor ? distractor_.player() : player_; }
+
+StepResult KeyToDoor::step(std::span<const float> action, std::span<float> obs) {
+  const int64_t a = discrete_action(action, action_space_, id_);
+  if (!running_) [[unlikely]]
+    throw_env_misuse(id_, "step() called after the episode ended (or before the first reset())");
+  StepResult r;
+  r.reward = update(a, timer_.tick());
+  if (timer_.phase == pycolab::kReward) reward_phase_return_ += r.reward;
+  if (timer_.phase_over()) {
+    if (timer_.phase == pycolab::kReward) {
+      r.terminated = true;
+      r.success = reward_phase_return_ > 0.0f;
+      running_ = false;
+    } else {
+      timer_.next_phase();
+      start_phase();  // its frame-0 reward is 0
+    }
+  }
+  pycolab::write_view(current_board(), player(), palette_, obs);
+  return r;
+}
+
+}  // namespace rlm::envs::memory_rl
