@@ -34,18 +34,21 @@ torch::nn::Sequential mlp_head(int64_t in, const std::vector<int>& sizes, int64_
 
 }  // namespace
 
-ActorCriticImpl::ActorCriticImpl(int64_t obs_size, int64_t num_logits, const ModelConfig& config) {
+ActorCriticImpl::ActorCriticImpl(const ObservationLayout& obs, int64_t num_logits, const ModelConfig& config) {
+  if (obs.has_image()) image_encoder_ = register_module("image_encoder", ImageEncoder(obs));
+  const int64_t obs_size = image_encoder_ ? image_encoder_->output_size() : obs.size;
   feature_map_ = register_module(
       "feature_map",
-      torch::nn::Sequential(orthogonal_linear(obs_size, config.feature_size),
-                            torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.feature_size})
-                                                     .elementwise_affine(false))));
+      torch::nn::Sequential(
+          orthogonal_linear(obs_size, config.feature_size),
+          torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.feature_size}).elementwise_affine(false))));
   if (config.embedding == "sine") {
     // models_algos.md §2.4: PE[p, 2k] = sin(p·d_k), PE[p, 2k+1] = cos(p·d_k), d_k = exp(−2k·ln(max_len)/E) (the base
     // is max_len, not 10000); frozen. s starts at 0.5.
     const int64_t rows = config.embedding_max_len, width = config.feature_size;
     auto position = torch::arange(rows, torch::kFloat64).unsqueeze(1);
-    auto rate = torch::exp(torch::arange(0, width, 2, torch::kFloat64) * (-std::log(static_cast<double>(rows)) / width));
+    auto rate =
+        torch::exp(torch::arange(0, width, 2, torch::kFloat64) * (-std::log(static_cast<double>(rows)) / width));
     auto table = torch::zeros({rows, width}, torch::kFloat64);
     table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)},
                      torch::sin(position * rate));
@@ -71,7 +74,7 @@ ActorCriticImpl::ActorCriticImpl(int64_t obs_size, int64_t num_logits, const Mod
 
 ActorCriticOutput ActorCriticImpl::forward(const torch::Tensor& obs, const memory::MemoryState& state,
                                            const torch::Tensor& starts) {
-  auto x = feature_map_->forward(obs);
+  auto x = feature_map_->forward(image_encoder_ ? image_encoder_->forward(obs) : obs);
   memory::MemoryState memory_state = state;
   torch::Tensor count;
   if (sine_table_.defined()) {

@@ -8,12 +8,15 @@
 //   actor       = [Linear + head activation] per head_sizes, then Linear(-> logits)
 //   critic      = [Linear + head activation] per head_sizes, then Linear(-> 1)
 // Orthogonal init on every Linear weight outside the memory; the final actor and critic layers ~ N(0, 0.01²).
+// With model.encoder: cnn the feature map reads [image embedding, the values after the image] (image_encoder.hpp,
+// PyTorch's default init, as the references' ImageEncoder).
 // With the embedding, the state carries one more tensor after the memory's: the step count of each batch entry's
 // episode so far ([B], int64), so that stepping with T = 1 sees the same t as a whole sequence.
 #pragma once
 #include <torch/torch.h>
 
 #include "agents/experiment_config.hpp"
+#include "agents/image_encoder.hpp"
 #include "memory/memory.hpp"
 
 namespace rlm::agents {
@@ -26,12 +29,13 @@ struct ActorCriticOutput {
 
 class ActorCriticImpl : public torch::nn::Module {
  public:
-  ActorCriticImpl(int64_t obs_size, int64_t num_logits, const ModelConfig& config);
-  /// obs: [T, B, obs_size]; starts: [T, B] bool (episode starts, see memory::Memory::forward).
+  ActorCriticImpl(const ObservationLayout& obs, int64_t num_logits, const ModelConfig& config);
+  /// obs: [T, B, obs.size]; starts: [T, B] bool (episode starts, see memory::Memory::forward).
   ActorCriticOutput forward(const torch::Tensor& obs, const memory::MemoryState& state, const torch::Tensor& starts);
   memory::MemoryState initial_state(int64_t batch, const torch::Device& device) const;
 
  private:
+  ImageEncoder image_encoder_{nullptr};  // model.encoder: cnn
   torch::nn::Sequential feature_map_{nullptr}, pre_{nullptr}, post_{nullptr}, actor_{nullptr}, critic_{nullptr};
   std::shared_ptr<memory::Memory> memory_;
   torch::Tensor sine_table_;       // [embedding_max_len, feature_size] buffer; undefined without the embedding

@@ -61,6 +61,13 @@ void check_cross_fields(const Config& c, const config_reader::Report& report) {
            fmt::format("env.options.sigma_low = {} exceeds env.options.sigma_high = {}", c.env.options.sigma_low,
                        c.env.options.sigma_high));
   }
+  const auto& cnn = c.model.cnn;
+  if (cnn.kernel_sizes.size() != cnn.channels.size() || cnn.strides.size() != cnn.channels.size()) {
+    report(
+        {"model.cnn.kernel_sizes", "model.cnn.strides", "model.cnn.channels"},
+        fmt::format("model.cnn: channels, kernel_sizes and strides need one entry per convolution, got {}, {} and {}",
+                    cnn.channels.size(), cnn.kernel_sizes.size(), cnn.strides.size()));
+  }
   if (c.env.num_threads > c.env.num_envs) {
     report({"env.num_threads", "env.num_envs"},
            fmt::format("env.num_threads = {} is more than env.num_envs = {}", c.env.num_threads, c.env.num_envs));
@@ -93,6 +100,9 @@ std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, c
                                                          fmt::join(read, ", env.options."))};
       }
       continue;
+    }
+    if (key.starts_with("model.cnn.") && c.model.encoder != "cnn") {
+      return std::pair{key, fmt::format("{} shapes the image encoder, which only model.encoder: cnn uses", key)};
     }
     if (ppo) {
       for (std::string_view section : kOffPolicySections) {

@@ -10,7 +10,37 @@
 
 namespace rlm {
 
+/// The image encoder (model.encoder: cnn; models_algos.md §4.10). Defaults: Memory-RL's lstm_cnn and pomdp-baselines'
+/// credit-assignment configs (3×5×5 -> 3×3 after two 2×2 convolutions -> 144 -> 100).
+struct CnnConfig {
+  /// Output channels of each Conv2d (+ ReLU).
+  std::vector<int> channels = {8, 16};
+  /// Square kernel of each convolution (one per channels entry).
+  std::vector<int> kernel_sizes = {2, 2};
+  /// Stride of each convolution (one per channels entry).
+  std::vector<int> strides = {1, 1};
+  /// Width of the Linear after the convolutions: the image's embedding.
+  int embedding_size = 100;
+  /// Divide the pixels by 255 first (the references' normalize_pixel).
+  bool normalize_pixels = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("channels", channels, in_range(1, 4096));
+    v.field("kernel_sizes", kernel_sizes, in_range(1, 64));
+    v.field("strides", strides, in_range(1, 64));
+    v.field("embedding_size", embedding_size, in_range(1, kMaxWidth));
+    v.field("normalize_pixels", normalize_pixels);
+  }
+  bool operator==(const CnnConfig&) const = default;
+};
+
 struct ModelConfig {
+  /// How observations enter the network: mlp (a flat vector: PPO's feature map, the off-policy embedders) or cnn (an
+  /// image env's pixels through model.cnn first; Visual Match, Key-to-Door).
+  std::string encoder = "mlp";
+  /// The image encoder, read with encoder: cnn.
+  CnnConfig cnn;
   /// Width of the observation encoder's output.
   int feature_size = 128;
   /// Width of the layer between encoder and memory.
@@ -40,6 +70,8 @@ struct ModelConfig {
 
   template <class V>
   void visit(V& v) {
+    v.field("encoder", encoder, one_of({"mlp", "cnn"}));
+    v.section("cnn", cnn);
     v.field("feature_size", feature_size, in_range(1, kMaxWidth));
     v.field("preprocessor_size", preprocessor_size, in_range(1, kMaxWidth));
     v.field("head_sizes", head_sizes, in_range(1, kMaxWidth));

@@ -32,7 +32,7 @@ namespace rlm::agents {
 /// target critic, target actor (TD3 only) and log α.
 class OffPolicyAgentImpl : public torch::nn::Module {
  public:
-  OffPolicyAgentImpl(int64_t obs_size, const ActionSpec& spec, const Config& config);
+  OffPolicyAgentImpl(const ObservationLayout& obs, const ActionSpec& spec, const Config& config);
   RecurrentActor actor{nullptr}, actor_target{nullptr};
   RecurrentCritic critic{nullptr}, critic_target{nullptr};
   torch::Tensor log_alpha;  ///< [1]; α = exp(log α) when tuned

@@ -92,7 +92,8 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
   }
   action_spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
   torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
-  model_ = ActorCritic(envs_->obs_size(), action_spec_.num_logits(), config_.model);
+  model_ = ActorCritic(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"),
+                       action_spec_.num_logits(), config_.model);
   model_->to(device_);
   optimizer_ = std::make_unique<torch::optim::Adam>(
       model_->parameters(), torch::optim::AdamOptions(config_.algo.lr).eps(config_.algo.adam_eps));

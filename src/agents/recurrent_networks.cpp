@@ -30,9 +30,12 @@ void rlkit_memory_init(memory::Memory& memory) {
   }
 }
 
-int64_t embedding_width(const OffPolicyModelConfig& m) {
+/// The memory's input width; `image_features` > 0 (model.encoder: cnn) replaces observation_embedding_size in the
+/// separate embedder, whose observation part is then the image encoder's output itself.
+int64_t embedding_width(const OffPolicyModelConfig& m, int64_t image_features = 0) {
   if (m.embedder == "joint") return m.observation_embedding_size;
-  return m.observation_embedding_size + m.action_embedding_size + m.reward_embedding_size;
+  const int64_t obs_width = image_features > 0 ? image_features : m.observation_embedding_size;
+  return obs_width + m.action_embedding_size + m.reward_embedding_size;
 }
 
 }  // namespace
@@ -72,9 +75,12 @@ torch::nn::Sequential make_mlp(int64_t in, const std::vector<int>& hidden, int64
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-HistoryEncoderImpl::HistoryEncoderImpl(int64_t obs_size, int64_t action_input_size, const OffPolicyModelConfig& m,
-                                       const MemoryConfig& memory_config, bool rlkit_init) {
-  const int64_t width = embedding_width(m);
+HistoryEncoderImpl::HistoryEncoderImpl(const ObservationLayout& obs, int64_t action_input_size,
+                                       const OffPolicyModelConfig& m, const MemoryConfig& memory_config,
+                                       bool rlkit_init) {
+  if (obs.has_image()) image_encoder_ = register_module("image_encoder", ImageEncoder(obs));
+  const int64_t obs_size = encodes_images() ? image_encoder_->output_size() : obs.size;
+  const int64_t width = embedding_width(m, image_features_size());
   if (width == 0) {
     throw ConfigValueError("model.off_policy.observation_embedding_size",
                            "model.off_policy: every embedding size is 0, so the memory would read nothing");
@@ -88,7 +94,7 @@ HistoryEncoderImpl::HistoryEncoderImpl(int64_t obs_size, int64_t action_input_si
       action_embed_ = register_module("action_embed", linear_relu(action_input_size, m.action_embedding_size));
     if (m.reward_embedding_size > 0)
       reward_embed_ = register_module("reward_embed", linear_relu(1, m.reward_embedding_size));
-    if (m.observation_embedding_size > 0)
+    if (m.observation_embedding_size > 0 && !encodes_images())
       obs_embed_ = register_module("obs_embed", linear_relu(obs_size, m.observation_embedding_size));
   }
   memory_ = register_module("memory", memory::make_memory(memory_config, width));
@@ -97,13 +103,15 @@ HistoryEncoderImpl::HistoryEncoderImpl(int64_t obs_size, int64_t action_input_si
 
 memory::MemoryOutput HistoryEncoderImpl::forward(const SequenceInputs& in, const memory::MemoryState& state) {
   torch::Tensor x;
+  const torch::Tensor obs = encodes_images() ? image_encoder_->forward(in.obs) : in.obs;
   if (joint_embed_) {
-    x = joint_embed_->forward(torch::cat({in.obs, in.prev_actions}, -1));
+    x = joint_embed_->forward(torch::cat({obs, in.prev_actions}, -1));
   } else {
     std::vector<torch::Tensor> parts;
     if (action_embed_) parts.push_back(action_embed_->forward(in.prev_actions));
     if (reward_embed_) parts.push_back(reward_embed_->forward(in.prev_rewards));
-    if (obs_embed_) parts.push_back(obs_embed_->forward(in.obs));
+    if (obs_embed_) parts.push_back(obs_embed_->forward(obs));
+    if (encodes_images()) parts.push_back(obs);
     x = parts.size() == 1 ? parts[0] : torch::cat(parts, -1);
   }
   return memory_->forward(x, state, in.starts);
@@ -114,18 +122,28 @@ memory::MemoryState HistoryEncoderImpl::initial_state(int64_t batch, const torch
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-RecurrentCriticImpl::RecurrentCriticImpl(int64_t obs_size, int64_t action_input_size, bool discrete,
+RecurrentCriticImpl::RecurrentCriticImpl(const ObservationLayout& obs, int64_t action_input_size, bool discrete,
                                          const OffPolicyModelConfig& m, const MemoryConfig& memory)
     : discrete_(discrete) {
   const bool rlkit = m.init == "rlkit";
-  encoder_ = register_module("encoder", HistoryEncoder(obs_size, action_input_size, m, memory, rlkit));
+  encoder_ = register_module("encoder", HistoryEncoder(obs, action_input_size, m, memory, rlkit));
   // Shortcut from the current observation (and, continuous, the action being valued): pomdp-baselines embeds it to
-  // the memory's input width; the KF paper's RAC feeds it raw.
-  const int64_t shortcut_in = discrete ? obs_size : obs_size + action_input_size;
-  int64_t shortcut_out = shortcut_in;
-  if (m.shortcut == "embedded") {
-    shortcut_out = embedding_width(m);
-    shortcut_ = register_module("shortcut", linear_relu(shortcut_in, shortcut_out));
+  // the memory's input width; the KF paper's RAC feeds it raw. With images it is the network's image embedding of
+  // o_t, followed (continuous) by the action, embedded to the memory's input width or raw.
+  int64_t shortcut_out = 0;
+  if (encoder_->encodes_images()) {
+    const int64_t width = embedding_width(m, encoder_->image_features_size());
+    shortcut_out = encoder_->image_features_size();
+    if (!discrete && m.shortcut == "embedded")
+      shortcut_ = register_module("shortcut", linear_relu(action_input_size, width));
+    if (!discrete) shortcut_out += m.shortcut == "embedded" ? width : action_input_size;
+  } else {
+    const int64_t shortcut_in = discrete ? obs.size : obs.size + action_input_size;
+    shortcut_out = shortcut_in;
+    if (m.shortcut == "embedded") {
+      shortcut_out = embedding_width(m);
+      shortcut_ = register_module("shortcut", linear_relu(shortcut_in, shortcut_out));
+    }
   }
   const int64_t head_in = encoder_->output_size() + shortcut_out;
   const int64_t outputs = discrete ? action_input_size : 1;
@@ -134,22 +152,29 @@ RecurrentCriticImpl::RecurrentCriticImpl(int64_t obs_size, int64_t action_input_
 }
 
 TwinQ RecurrentCriticImpl::q(const torch::Tensor& hidden, const torch::Tensor& obs, const torch::Tensor& actions) {
-  torch::Tensor skip = discrete_ ? obs : torch::cat({obs, actions}, -1);
-  if (shortcut_) skip = shortcut_->forward(skip);
+  torch::Tensor skip;
+  if (encoder_->encodes_images()) {
+    skip = encoder_->image_features(obs);
+    if (!discrete_) skip = torch::cat({skip, shortcut_ ? shortcut_->forward(actions) : actions}, -1);
+  } else {
+    skip = discrete_ ? obs : torch::cat({obs, actions}, -1);
+    if (shortcut_) skip = shortcut_->forward(skip);
+  }
   const auto x = torch::cat({hidden, skip}, -1);
   return {q1_->forward(x), q2_->forward(x)};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-RecurrentActorImpl::RecurrentActorImpl(int64_t obs_size, int64_t num_actions, PolicyHead head,
+RecurrentActorImpl::RecurrentActorImpl(const ObservationLayout& obs, int64_t num_actions, PolicyHead head,
                                        const OffPolicyModelConfig& m, const MemoryConfig& memory)
     : head_(head) {
   const bool rlkit = m.init == "rlkit";
-  encoder_ = register_module("encoder", HistoryEncoder(obs_size, num_actions, m, memory, rlkit));
-  int64_t branch_out = obs_size;
-  if (m.shortcut == "embedded") {
+  encoder_ = register_module("encoder", HistoryEncoder(obs, num_actions, m, memory, rlkit));
+  // The current-observation branch: with images, the network's image embedding of o_t (pomdp-baselines).
+  int64_t branch_out = encoder_->encodes_images() ? encoder_->image_features_size() : obs.size;
+  if (m.shortcut == "embedded" && !encoder_->encodes_images()) {
     branch_out = m.observation_embedding_size > 0 ? m.observation_embedding_size : embedding_width(m);
-    obs_branch_ = register_module("obs_branch", linear_relu(obs_size, branch_out));
+    obs_branch_ = register_module("obs_branch", linear_relu(obs.size, branch_out));
   }
   const int64_t in = encoder_->output_size() + branch_out;
   // rlkit's policies: hidden layers as the Q MLPs, last layer(s) ~ U(±1e-3); the Gaussian's log-std is a second
@@ -166,7 +191,9 @@ torch::Tensor RecurrentActorImpl::forward(const SequenceInputs& in, const memory
                                           memory::MemoryState* state_out) {
   auto encoded = encoder_->forward(in, state);
   if (state_out) *state_out = std::move(encoded.state);
-  const auto branch = obs_branch_ ? obs_branch_->forward(in.obs) : in.obs;
+  const auto branch = encoder_->encodes_images() ? encoder_->image_features(in.obs)
+                      : obs_branch_              ? obs_branch_->forward(in.obs)
+                                                 : in.obs;
   const auto x = torch::cat({encoded.y, branch}, -1);
   const auto h = trunk_->is_empty() ? x : trunk_->forward(x);
   switch (head_) {

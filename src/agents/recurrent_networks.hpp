@@ -4,6 +4,9 @@
 //   RecurrentCritic = encoder -> [hidden_t, shortcut(o_t[, a_t])] -> twin Q MLPs (|A| outputs for discrete actions)
 //   RecurrentActor  = encoder -> [hidden_t, obs branch(o_t)] -> policy MLP -> categorical logits (sacd),
 //                     mean and log-std (sac) or tanh(mean) (td3)
+// With model.encoder: cnn each network has one image encoder (image_encoder.hpp) that both its memory input and its
+// shortcut read, as pomdp-baselines shares one per network: the image's embedding replaces the observation embedding
+// (its width replaces observation_embedding_size) and the shortcut's o_t branch.
 // Sequences are time-major and length T + 1: position i holds o_i with the action and reward before it (0 at an
 // episode start), so hidden_i summarises o_0, (a_0, r_0, o_1), ..., (a_{i-1}, r_{i-1}, o_i) (§4.1).
 #pragma once
@@ -13,6 +16,7 @@
 #include <string>
 
 #include "agents/experiment_config.hpp"
+#include "agents/image_encoder.hpp"
 #include "memory/memory.hpp"
 
 namespace rlm::agents {
@@ -39,14 +43,19 @@ torch::nn::Linear make_last_layer(int64_t in, int64_t out, double last_init, boo
 
 class HistoryEncoderImpl : public torch::nn::Module {
  public:
-  HistoryEncoderImpl(int64_t obs_size, int64_t action_input_size, const OffPolicyModelConfig& model,
+  HistoryEncoderImpl(const ObservationLayout& obs, int64_t action_input_size, const OffPolicyModelConfig& model,
                      const MemoryConfig& memory, bool rlkit_init);
   /// hidden [T, B, output_size()] and the memory's state after the last position.
   memory::MemoryOutput forward(const SequenceInputs& in, const memory::MemoryState& state);
   memory::MemoryState initial_state(int64_t batch, const torch::Device& device) const;
   int64_t output_size() const { return memory_->output_size(); }
+  /// With an image encoder: o_t's image embedding (and the values after the image), which the shortcuts read too.
+  bool encodes_images() const { return !image_encoder_.is_empty(); }
+  torch::Tensor image_features(const torch::Tensor& obs) { return image_encoder_->forward(obs); }
+  int64_t image_features_size() const { return encodes_images() ? image_encoder_->output_size() : 0; }
 
  private:
+  ImageEncoder image_encoder_{nullptr};
   torch::nn::Sequential obs_embed_{nullptr}, action_embed_{nullptr}, reward_embed_{nullptr}, joint_embed_{nullptr};
   std::shared_ptr<memory::Memory> memory_;
 };
@@ -59,8 +68,8 @@ struct TwinQ {
 class RecurrentCriticImpl : public torch::nn::Module {
  public:
   /// num_outputs: |A| for a discrete critic (Q of every action), 1 for a continuous one (reads the action).
-  RecurrentCriticImpl(int64_t obs_size, int64_t action_input_size, bool discrete, const OffPolicyModelConfig& model,
-                      const MemoryConfig& memory);
+  RecurrentCriticImpl(const ObservationLayout& obs, int64_t action_input_size, bool discrete,
+                      const OffPolicyModelConfig& model, const MemoryConfig& memory);
   /// Encoder outputs of whole sequences, from the initial state.
   memory::MemoryOutput encode(const SequenceInputs& in) {
     return encoder_->forward(in, encoder_->initial_state(in.obs.size(1), in.obs.device()));
@@ -72,7 +81,7 @@ class RecurrentCriticImpl : public torch::nn::Module {
  private:
   bool discrete_;
   HistoryEncoder encoder_{nullptr};
-  torch::nn::Sequential shortcut_{nullptr};  // empty for raw shortcuts
+  torch::nn::Sequential shortcut_{nullptr};  // empty for raw shortcuts; with images, it embeds the action only
   torch::nn::Sequential q1_{nullptr}, q2_{nullptr};
 };
 TORCH_MODULE(RecurrentCritic);
@@ -81,8 +90,8 @@ class RecurrentActorImpl : public torch::nn::Module {
  public:
   /// num_actions: |A| (discrete) or action dimensions (continuous), which is also the width of the previous action
   /// the encoder reads (one-hot, or the action itself).
-  RecurrentActorImpl(int64_t obs_size, int64_t num_actions, PolicyHead head, const OffPolicyModelConfig& model,
-                     const MemoryConfig& memory);
+  RecurrentActorImpl(const ObservationLayout& obs, int64_t num_actions, PolicyHead head,
+                     const OffPolicyModelConfig& model, const MemoryConfig& memory);
   /// The head's raw outputs at every position: logits [T, B, |A|] (categorical), mean and log-std clamped to
   /// [−20, 2] concatenated [T, B, 2·dims] (tanh-Gaussian), or tanh(mean) [T, B, dims] (deterministic).
   torch::Tensor forward(const SequenceInputs& in, const memory::MemoryState& state, memory::MemoryState* state_out);
