@@ -6,6 +6,7 @@ CPP_BENCH_JSON is what `rlm_env_bench --json` wrote in the same run (./rlm bench
 environment id single-threaded with random valid actions and reset when an episode ends; the C++ figure is its
 "raw_16envs_1thread" column (VecEnv API, no wrappers), the Python one a plain env.step loop on the unwrapped
 registered env (no gymnasium checker wrappers). Prints steps/s for both, their ratio, the median ratio and the minimum.
+Only the popgym/ ids are timed; the other suites' references are timed by scripts/bench_envs_vs_references.py.
 """
 import argparse
 import json
@@ -49,11 +50,14 @@ def main():
     cpp = {r["id"]: r for r in json.load(open(args.cpp_json))["results"]}
     rows = []
     print(f"{'id':<40} {'python steps/s':>15} {'C++ steps/s':>15} {'ratio':>8}")
-    for canonical in sorted(cpp):
+    for canonical in sorted(i for i in cpp if i.startswith("popgym/")):
         py = python_steps_per_second(gym_id(canonical), args.seconds)
         ours = cpp[canonical]["raw_16envs_1thread"]
         rows.append({"id": canonical, "python": py, "cpp": ours, "ratio": ours / py})
         print(f"{canonical:<40} {py:>15,.0f} {ours:>15,.0f} {ours / py:>7.0f}x")
+    if not rows:
+        print("no popgym/ id in the C++ figures: nothing to compare")
+        return
     ratios = [r["ratio"] for r in rows]
     summary = {"median_ratio": statistics.median(ratios), "min_ratio": min(ratios),
                "min_ratio_id": min(rows, key=lambda r: r["ratio"])["id"]}
