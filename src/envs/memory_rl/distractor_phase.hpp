@@ -33,14 +33,13 @@ class DistractorPhase {
   static const std::array<Cell, kCandidates>& candidates();
   /// kApples of the kCandidates cells, uniformly (a partial Fisher-Yates shuffle).
   static uint32_t draw_apples(Rng& rng);
-  /// The mask of a list of cells (each must be a candidate; throws rlm::EnvError otherwise), for golden replays.
-  template <class Cells>
-  static uint32_t mask_of(const Cells& cells) {
+  static int candidate_index(Cell c);
+  /// The mask of a golden file's list of [row, col] cells (each must be a candidate; throws rlm::EnvError otherwise).
+  static uint32_t mask_from_json(const nlohmann::json& cells) {
     uint32_t mask = 0;
-    for (const Cell& c : cells) mask |= uint32_t{1} << candidate_index(c);
+    for (const auto& c : cells) mask |= uint32_t{1} << candidate_index(cell_from_json(c));
     return mask;
   }
-  static int candidate_index(Cell c);
 
   /// Builds the phase (player at the start, the apples of `apple_mask`) and runs its frame-0 pass.
   void start(uint32_t apple_mask, float apple_reward);

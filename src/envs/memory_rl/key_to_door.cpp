@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "envs/memory_rl/story_settings.hpp"
 
 namespace rlm::envs::memory_rl {
 namespace {
@@ -32,37 +33,11 @@ constexpr Art kRewardArt = {
     "           ",  //
 };
 
-struct Settings {
-  int explore, distractor, reward;
-  float final_reward;
-};
-
-Settings settings_of(const std::string& id, const KeyToDoorConfig& c) {
-  Settings s;
-  if (c.variant == "shm")
-    s = {10, 100, 3, 10.0f};
-  else if (c.variant == "original")
-    s = {15, 60, 10, 5.0f};
-  else
-    throw EnvError(fmt::format("{}: variant must be shm or original, got '{}'", id, c.variant));
-  if (c.distractor_length < 0 || c.distractor_length > 100000)
-    throw EnvError(fmt::format("{}: distractor_length must be in [0, 100000], got {}", id, c.distractor_length));
-  if (c.distractor_length > 0) s.distractor = c.distractor_length;
-  return s;
-}
-
-Cell cell_of(const nlohmann::json& j) { return {j.at(0).get<int>(), j.at(1).get<int>()}; }
-
-uint32_t apples_of(const nlohmann::json& cells) {
-  std::vector<Cell> list;
-  for (const auto& c : cells) list.push_back(cell_of(c));
-  return pycolab::DistractorPhase::mask_of(list);
-}
-
 }  // namespace
 
 KeyToDoor::KeyToDoor(std::string id, KeyToDoorConfig config) : id_(std::move(id)) {
-  const Settings s = settings_of(id_, config);
+  const pycolab::StorySettings s =
+      pycolab::story_settings(id_, config.variant, config.distractor_length, {10, 100, 3, 10.0f}, {15, 60, 10, 5.0f});
   timer_.lengths = {s.explore, s.distractor, s.reward};
   final_reward_ = s.final_reward;
   key_cells_ = pycolab::cells_of(kExploreArt, 'k');
@@ -81,9 +56,9 @@ void KeyToDoor::reset(uint64_t seed, std::span<float> obs) {
 
 void KeyToDoor::restore_golden(const nlohmann::json& state, std::span<float> obs) {
   KeyToDoorEpisode e;
-  e.key_cell = cell_of(state.at("key_cell"));
-  e.start_cell = cell_of(state.at("start_cell"));
-  e.apples = apples_of(state.at("apple_cells"));
+  e.key_cell = pycolab::cell_from_json(state.at("key_cell"));
+  e.start_cell = pycolab::cell_from_json(state.at("start_cell"));
+  e.apples = pycolab::DistractorPhase::mask_from_json(state.at("apple_cells"));
   start_episode(e, obs);
 }
 

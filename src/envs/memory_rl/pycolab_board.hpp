@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct Cell {
   int row = 0, col = 0;
   bool operator==(const Cell&) const = default;
 };
+
+/// [row, col] as the golden files store a cell.
+inline Cell cell_from_json(const nlohmann::json& j) { return {j.at(0).get<int>(), j.at(1).get<int>()}; }
 
 /// A phase's ASCII art, one string of kCols characters per row.
 using Art = std::array<std::string_view, kRows>;

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/seed.hpp"
+#include "envs/memory_rl/story_settings.hpp"
 
 namespace rlm::envs::memory_rl {
 namespace {
@@ -48,38 +48,12 @@ constexpr Cell kRewardStart{5, 5};
 constexpr pycolab::Rgb kHues[3] = {pycolab::from_pycolab(1000, 0, 0), pycolab::from_pycolab(0, 1000, 0),
                                    pycolab::from_pycolab(0, 0, 1000)};
 
-struct Settings {
-  int explore, distractor, reward;
-  float final_reward;
-};
-
-Settings settings_of(const std::string& id, const VisualMatchConfig& c) {
-  Settings s;
-  if (c.variant == "shm")
-    s = {15, 100, 10, 10.0f};
-  else if (c.variant == "original")
-    s = {15, 60, 15, 5.0f};
-  else
-    throw EnvError(fmt::format("{}: variant must be shm or original, got '{}'", id, c.variant));
-  if (c.distractor_length < 0 || c.distractor_length > 100000)
-    throw EnvError(fmt::format("{}: distractor_length must be in [0, 100000], got {}", id, c.distractor_length));
-  if (c.distractor_length > 0) s.distractor = c.distractor_length;
-  return s;
-}
-
-Cell cell_of(const nlohmann::json& j) { return {j.at(0).get<int>(), j.at(1).get<int>()}; }
-
-uint32_t apples_of(const nlohmann::json& cells) {
-  std::vector<Cell> list;
-  for (const auto& c : cells) list.push_back(cell_of(c));
-  return pycolab::DistractorPhase::mask_of(list);
-}
-
 }  // namespace
 
 VisualMatch::VisualMatch(std::string id, VisualMatchConfig config)
     : id_(std::move(id)), explore_art_(config.passive ? &kPassiveExplore : &kActiveExplore) {
-  const Settings s = settings_of(id_, config);
+  const pycolab::StorySettings s =
+      pycolab::story_settings(id_, config.variant, config.distractor_length, {15, 100, 10, 10.0f}, {15, 60, 15, 5.0f});
   timer_.lengths = {s.explore, s.distractor, s.reward};
   final_reward_ = s.final_reward;
   target_cells_ = pycolab::cells_of(*explore_art_, 'p');
@@ -120,9 +94,9 @@ void VisualMatch::restore_golden(const nlohmann::json& state, std::span<float> o
   if (target.size() != 1 || t == std::string_view::npos)
     throw EnvError(fmt::format("{}: restore_golden: bad target '{}'", id_, target));
   e.target = static_cast<int>(t);
-  e.target_cell = cell_of(state.at("target_cell"));
-  e.start_cell = cell_of(state.at("start_cell"));
-  e.apples = apples_of(state.at("apple_cells"));
+  e.target_cell = pycolab::cell_from_json(state.at("target_cell"));
+  e.start_cell = pycolab::cell_from_json(state.at("start_cell"));
+  e.apples = pycolab::DistractorPhase::mask_from_json(state.at("apple_cells"));
   start_episode(e, obs);
 }
 
