@@ -36,7 +36,8 @@ if [ -d .deps/debs ]; then
   export LIBRARY_PATH="$ROOT/.deps/root/usr/lib/x86_64-linux-gnu:${LIBRARY_PATH:-}"
   export LD_LIBRARY_PATH="$ROOT/.deps/root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 fi
-PYTHON="${RLM_PYTHON:-python3}"
+# An absolute path: the TensorBoard read-back tests look the interpreter up as a file.
+PYTHON="$(command -v "${RLM_PYTHON:-python3}")"
 export RLM_SOURCE_DIR="$ROOT" RLM_PYTHON="$PYTHON"
 status=0
 
@@ -73,8 +74,8 @@ stage_bench() {
 }
 
 # Tests that need what the lent image lacks are left out, and the script says so: the TensorBoard read-back tests
-# need the python tensorboard package, and cli.run_safety's relative-path case goes through ./rlm, whose set-up
-# installs the Debian packages (no network there). Everything else runs.
+# when the python has no tensorboard (the H100 image has 2.21.0), and cli.run_safety, whose relative-path case goes
+# through ./rlm, whose set-up installs the Debian packages (no network there). Everything else runs.
 stage_test() {
   local exclude=()
   if ! "$PYTHON" -c 'import tensorboard' > /dev/null 2>&1; then
