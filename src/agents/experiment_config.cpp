@@ -87,7 +87,9 @@ std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, c
       "model.feature_size",       "model.preprocessor_size", "model.head_sizes", "model.activation",
       "model.postprocessor_size", "model.head_activation",   "model.embedding",  "model.embedding_max_len"};
   // A key set to its default changes nothing (a run folder's config.yaml writes every key).
-  static const std::map<std::string, std::string> defaults = config_values(Config{});
+  // A named default Config, not a temporary: GCC 12 warns (-Wmaybe-uninitialized) on destroying a temporary Config.
+  static const Config default_config;
+  static const std::map<std::string, std::string> defaults = config_values(default_config);
   const std::map<std::string, std::string> values = config_values(c);
   for (const auto& [key, where] : origins) {
     if (const auto it = values.find(key); it != values.end() && defaults.at(key) == it->second) continue;
