@@ -3,7 +3,6 @@
 // within 1e-5). An env that draws randomness inside step() receives the recorded draws through inject_draws().
 #pragma once
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,17 +12,12 @@
 #include <vector>
 
 #include "envs/registry.hpp"
+#include "test_data.hpp"
 
 namespace rlm::envs::test {
 
 /// tests/data/popgym/<name>.json, e.g. name = "RepeatFirstEasy".
-inline nlohmann::json load_golden(const std::string& name) {
-  const char* root = std::getenv("RLM_SOURCE_DIR");
-  const auto path = std::filesystem::path(root ? root : ".") / "tests/data/popgym" / (name + ".json");
-  std::ifstream in(path);
-  if (!in) FAIL("golden data " << path << " not found (set RLM_SOURCE_DIR to the repo root)");
-  return nlohmann::json::parse(in);
-}
+inline nlohmann::json load_golden(const std::string& name) { return load_test_data("popgym/" + name + ".json"); }
 
 /// Replays every recorded episode of `name` through a fresh, unwrapped env of type E (which must provide
 /// restore_golden(json, obs), and inject_draws(std::span<const double>) if its steps draw randomness).

@@ -16,16 +16,11 @@
 #include "envs/env_config.hpp"
 #include "envs/memory_rl/pycolab_board.hpp"
 #include "envs/registry.hpp"
+#include "test_data.hpp"
 
 namespace rlm::envs::test {
 
-inline nlohmann::json load_memory_rl(const std::string& name) {
-  const char* root = std::getenv("RLM_SOURCE_DIR");
-  const auto path = std::filesystem::path(root ? root : ".") / "tests/data/memory_rl" / (name + ".json");
-  std::ifstream in(path);
-  if (!in) FAIL("recorded data " << path << " not found (set RLM_SOURCE_DIR to the repo root)");
-  return nlohmann::json::parse(in);
-}
+inline nlohmann::json load_memory_rl(const std::string& name) { return load_test_data("memory_rl/" + name + ".json"); }
 
 /// A recorded obs: the base64 of the wrapper's 75 uint8 values, as floats.
 inline std::vector<float> decode_obs(const std::string& b64) {

@@ -13,6 +13,7 @@
 
 #include "envs/meta/point_robot.hpp"
 #include "envs/meta/wind.hpp"
+#include "test_data.hpp"
 
 using rlm::envs::meta::PointRobot;
 using rlm::envs::meta::Wind;
@@ -20,13 +21,7 @@ using rlm::envs::meta::Wind;
 namespace {
 
 const nlohmann::json& golden() {
-  static const nlohmann::json data = [] {
-    const char* root = std::getenv("RLM_SOURCE_DIR");
-    const auto path = std::filesystem::path(root ? root : ".") / "tests/data/pomdp_baselines/meta_toys_golden.json";
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("data " + path.string() + " not found (set RLM_SOURCE_DIR to the repo root)");
-    return nlohmann::json::parse(in);
-  }();
+  static const nlohmann::json data = rlm::envs::test::load_test_data("pomdp_baselines/meta_toys_golden.json");
   return data;
 }
 

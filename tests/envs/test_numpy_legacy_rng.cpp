@@ -11,18 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "envs/numpy_legacy_rng.hpp"
+#include "test_data.hpp"
 
 using rlm::envs::NumpyLegacyRng;
 
 namespace {
 
-nlohmann::json load(const std::string& name) {
-  const char* root = std::getenv("RLM_SOURCE_DIR");
-  const auto path = std::filesystem::path(root ? root : ".") / "tests/data/pomdp_baselines" / name;
-  std::ifstream in(path);
-  if (!in) FAIL("data " << path << " not found (set RLM_SOURCE_DIR to the repo root)");
-  return nlohmann::json::parse(in);
-}
+nlohmann::json load(const std::string& name) { return rlm::envs::test::load_test_data("pomdp_baselines/" + name); }
 
 /// The Wind constructors' task list: np.random.seed(1337), then [uniform(-w, w), uniform(-w, w)] per task; the
 /// learner's permutation continues the same stream.

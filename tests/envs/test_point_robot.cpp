@@ -13,18 +13,13 @@
 
 #include "envs/meta/point_robot.hpp"
 #include "envs/registry.hpp"
+#include "test_data.hpp"
 
 using rlm::envs::meta::PointRobot;
 
 namespace {
 
-nlohmann::json load(const std::string& name) {
-  const char* root = std::getenv("RLM_SOURCE_DIR");
-  const auto path = std::filesystem::path(root ? root : ".") / "tests/data/pomdp_baselines" / name;
-  std::ifstream in(path);
-  if (!in) FAIL("data " << path << " not found (set RLM_SOURCE_DIR to the repo root)");
-  return nlohmann::json::parse(in);
-}
+nlohmann::json load(const std::string& name) { return rlm::envs::test::load_test_data("pomdp_baselines/" + name); }
 
 std::vector<int> slice(const std::vector<int>& v, size_t from, size_t to) {
   return std::vector<int>(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(to));

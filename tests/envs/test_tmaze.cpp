@@ -9,19 +9,14 @@
 #include "envs/memory_rl/tmaze.hpp"
 #include "envs/registry.hpp"
 #include "envs/vec_env.hpp"
+#include "test_data.hpp"
 
 using rlm::envs::memory_rl::TMaze;
 using rlm::envs::memory_rl::TMazeConfig;
 
 namespace {
 
-nlohmann::json load(const std::string& name) {
-  const char* root = std::getenv("RLM_SOURCE_DIR");
-  const auto path = std::filesystem::path(root ? root : ".") / "tests/data/memory_rl" / (name + ".json");
-  std::ifstream in(path);
-  if (!in) FAIL("golden data " << path << " not found (set RLM_SOURCE_DIR to the repo root)");
-  return nlohmann::json::parse(in);
-}
+nlohmann::json load(const std::string& name) { return rlm::envs::test::load_test_data("memory_rl/" + name + ".json"); }
 
 float step(TMaze& env, int action, std::vector<float>& obs, bool* success = nullptr) {
   const float a = static_cast<float>(action);

@@ -11,18 +11,13 @@
 #include "envs/meta/wind.hpp"
 #include "envs/registry.hpp"
 #include "envs/vec_env.hpp"
+#include "test_data.hpp"
 
 using rlm::envs::meta::Wind;
 
 namespace {
 
-nlohmann::json golden() {
-  const char* root = std::getenv("RLM_SOURCE_DIR");
-  const auto path = std::filesystem::path(root ? root : ".") / "tests/data/pomdp_baselines/meta_tasks_golden.json";
-  std::ifstream in(path);
-  if (!in) FAIL("data " << path << " not found (set RLM_SOURCE_DIR to the repo root)");
-  return nlohmann::json::parse(in);
-}
+nlohmann::json golden() { return rlm::envs::test::load_test_data("pomdp_baselines/meta_tasks_golden.json"); }
 
 }  // namespace
 

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "envs/memory_rl/story_settings.hpp"
 
 namespace rlm::envs::memory_rl {
 namespace {
@@ -35,11 +34,8 @@ constexpr Art kRewardArt = {
 
 }  // namespace
 
-KeyToDoor::KeyToDoor(std::string id, KeyToDoorConfig config) : id_(std::move(id)) {
-  const pycolab::StorySettings s =
-      pycolab::story_settings(id_, config.variant, config.distractor_length, {10, 100, 3, 10.0f}, {15, 60, 10, 5.0f});
-  timer_.lengths = {s.explore, s.distractor, s.reward};
-  final_reward_ = s.final_reward;
+KeyToDoor::KeyToDoor(std::string id, KeyToDoorConfig config)
+    : PycolabStory(std::move(id), config.variant, config.distractor_length, {10, 100, 3, 10.0f}, {15, 60, 10, 5.0f}) {
   key_cells_ = pycolab::cells_of(kExploreArt, 'k');
   start_cells_ = pycolab::cells_of(kExploreArt, '+');
   palette_.set('i', pycolab::from_pycolab(1000, 1000, 1000));  // the indicator: white
@@ -65,10 +61,7 @@ void KeyToDoor::restore_golden(const nlohmann::json& state, std::span<float> obs
 void KeyToDoor::start_episode(const KeyToDoorEpisode& episode, std::span<float> obs) {
   episode_ = episode;
   has_key_ = false;  // a new Story: a new Plot
-  timer_.restart();
-  start_phase();
-  running_ = true;
-  pycolab::write_view(current_board(), player(), palette_, obs);
+  begin_story(obs);
 }
 
 void KeyToDoor::start_phase() {
@@ -138,33 +131,6 @@ void KeyToDoor::render() {
     rendered_.set(player_, '+');
     rendered_.set(kDoorCell, 'd');
   }
-}
-
-const Board& KeyToDoor::current_board() const {
-  return timer_.phase == pycolab::kDistractor ? distractor_.board() : rendered_;
-}
-
-Cell KeyToDoor::player() const { return timer_.phase == pycolab::kDistractor ? distractor_.player() : player_; }
-
-StepResult KeyToDoor::step(std::span<const float> action, std::span<float> obs) {
-  const int64_t a = discrete_action(action, action_space_, id_);
-  if (!running_) [[unlikely]]
-    throw_env_misuse(id_, "step() called after the episode ended (or before the first reset())");
-  StepResult r;
-  r.reward = update(a, timer_.tick());
-  if (timer_.phase == pycolab::kReward) reward_phase_return_ += r.reward;
-  if (timer_.phase_over()) {
-    if (timer_.phase == pycolab::kReward) {
-      r.terminated = true;
-      r.success = reward_phase_return_ > 0.0f;
-      running_ = false;
-    } else {
-      timer_.next_phase();
-      start_phase();  // its frame-0 reward is 0
-    }
-  }
-  pycolab::write_view(current_board(), player(), palette_, obs);
-  return r;
 }
 
 }  // namespace rlm::envs::memory_rl

@@ -27,12 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "envs/env.hpp"
-#include "envs/memory_rl/distractor_phase.hpp"
 #include "envs/memory_rl/pycolab_board.hpp"
+#include "envs/memory_rl/pycolab_story.hpp"
 #include "envs/memory_rl/pycolab_view.hpp"
-#include "envs/memory_rl/story_timer.hpp"
-#include "envs/rng.hpp"
 
 namespace rlm::envs::memory_rl {
 
@@ -48,18 +45,12 @@ struct KeyToDoorEpisode {
   uint32_t apples = 0;  ///< the distractor phase's apples, a mask over DistractorPhase::candidates()
 };
 
-class KeyToDoor final : public Env {
+class KeyToDoor final : public PycolabStory {
  public:
   using Config = KeyToDoorConfig;
   KeyToDoor(std::string id, KeyToDoorConfig config);
 
-  const std::string& id() const override { return id_; }
-  const Space& observation_space() const override { return observation_space_; }
-  const Space& action_space() const override { return action_space_; }
-  int64_t max_episode_steps() const override { return timer_.total(); }
-  bool reports_success() const override { return true; }
   void reset(uint64_t seed, std::span<float> obs) override;
-  StepResult step(std::span<const float> action, std::span<float> obs) override;
 
   /// Test hook for the golden replays: starts an episode with the recorded draws ("key_cell", "start_cell",
   /// "apple_cells": [[row, col], ...]).
@@ -70,39 +61,22 @@ class KeyToDoor final : public Env {
   const KeyToDoorEpisode& episode() const { return episode_; }
   const std::vector<pycolab::Cell>& key_cells() const { return key_cells_; }
   const std::vector<pycolab::Cell>& start_cells() const { return start_cells_; }
-  const pycolab::StoryTimer& timer() const { return timer_; }
-  pycolab::Cell player() const;
   bool has_key() const { return has_key_; }
   bool indicator_visible() const { return indicator_visible_; }
-  float final_reward() const { return final_reward_; }
 
  private:
   void start_episode(const KeyToDoorEpisode& episode, std::span<float> obs);
-  void start_phase();                       // builds the timer's current phase and runs its frame-0 pass
-  float update(int64_t action, int frame);  // one frame of the current phase (action < 0: none)
-  void move_player(int64_t action);         // Key-to-Door's PlayerSprite: opens the door once the key is held
-  void render();                            // explore and reward phases: rendered_ from their entities
-  const pycolab::Board& current_board() const;
+  void start_phase() override;
+  float update(int64_t action, int frame) override;
+  void move_player(int64_t action);  // Key-to-Door's PlayerSprite: opens the door once the key is held
+  void render();                     // explore and reward phases: rendered_ from their entities
 
-  std::string id_;
-  Space observation_space_ = Space::image(3, pycolab::kViewSize, pycolab::kViewSize);
-  Space action_space_ = Space::discrete(4);
-  Rng rng_;
-  float final_reward_;
-  pycolab::StoryTimer timer_;
   std::vector<pycolab::Cell> key_cells_, start_cells_;  // the explore art's 'k' and '+' cells
-  pycolab::Palette palette_;
-
   KeyToDoorEpisode episode_;
-  pycolab::Board backdrop_, rendered_;  // explore / reward phase: its backdrop and its last render
-  pycolab::Cell player_;
   bool has_key_ = false;  // the Plot's has_key: carried across phases
   bool key_visible_ = true, indicator_visible_ = false;
   int pickup_frame_ = 0;    // the frame the indicator showed (0: not yet; the key is never under the start)
   bool door_open_ = false;  // 'd' left the player's impassable set (a phase's player starts with it)
-  pycolab::DistractorPhase distractor_;
-  float reward_phase_return_ = 0.0f;
-  bool running_ = false;
 };
 
 }  // namespace rlm::envs::memory_rl

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "envs/memory_rl/story_settings.hpp"
 
 namespace rlm::envs::memory_rl {
 namespace {
@@ -51,11 +50,8 @@ constexpr pycolab::Rgb kHues[3] = {pycolab::from_pycolab(1000, 0, 0), pycolab::f
 }  // namespace
 
 VisualMatch::VisualMatch(std::string id, VisualMatchConfig config)
-    : id_(std::move(id)), explore_art_(config.passive ? &kPassiveExplore : &kActiveExplore) {
-  const pycolab::StorySettings s =
-      pycolab::story_settings(id_, config.variant, config.distractor_length, {15, 100, 10, 10.0f}, {15, 60, 15, 5.0f});
-  timer_.lengths = {s.explore, s.distractor, s.reward};
-  final_reward_ = s.final_reward;
+    : PycolabStory(std::move(id), config.variant, config.distractor_length, {15, 100, 10, 10.0f}, {15, 60, 15, 5.0f}),
+      explore_art_(config.passive ? &kPassiveExplore : &kActiveExplore) {
   target_cells_ = pycolab::cells_of(*explore_art_, 'p');
   start_cells_ = pycolab::cells_of(*explore_art_, '+');
   seed_instance(0);
@@ -103,10 +99,7 @@ void VisualMatch::restore_golden(const nlohmann::json& state, std::span<float> o
 void VisualMatch::start_episode(const VisualMatchEpisode& episode, std::span<float> obs) {
   episode_ = episode;
   explore_impassable_[1] = kObjects[episode.target];
-  timer_.restart();
-  start_phase();
-  running_ = true;
-  pycolab::write_view(current_board(), player(), palette_, obs);
+  begin_story(obs);
 }
 
 void VisualMatch::start_phase() {
@@ -162,33 +155,6 @@ void VisualMatch::render() {
     if (objects_visible_)
       for (int i = 0; i < 3; ++i) rendered_.set(kObjectCells[i], kObjects[i]);
   }
-}
-
-const Board& VisualMatch::current_board() const {
-  return timer_.phase == pycolab::kDistractor ? distractor_.board() : rendered_;
-}
-
-Cell VisualMatch::player() const { return timer_.phase == pycolab::kDistractor ? distractor_.player() : player_; }
-
-StepResult VisualMatch::step(std::span<const float> action, std::span<float> obs) {
-  const int64_t a = discrete_action(action, action_space_, id_);
-  if (!running_) [[unlikely]]
-    throw_env_misuse(id_, "step() called after the episode ended (or before the first reset())");
-  StepResult r;
-  r.reward = update(a, timer_.tick());
-  if (timer_.phase == pycolab::kReward) reward_phase_return_ += r.reward;
-  if (timer_.phase_over()) {
-    if (timer_.phase == pycolab::kReward) {
-      r.terminated = true;
-      r.success = reward_phase_return_ > 0.0f;
-      running_ = false;
-    } else {
-      timer_.next_phase();
-      start_phase();  // its frame-0 reward is 0
-    }
-  }
-  pycolab::write_view(current_board(), player(), palette_, obs);
-  return r;
 }
 
 }  // namespace rlm::envs::memory_rl

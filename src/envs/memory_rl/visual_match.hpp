@@ -38,12 +38,9 @@
 #include <string>
 #include <vector>
 
-#include "envs/env.hpp"
-#include "envs/memory_rl/distractor_phase.hpp"
 #include "envs/memory_rl/pycolab_board.hpp"
+#include "envs/memory_rl/pycolab_story.hpp"
 #include "envs/memory_rl/pycolab_view.hpp"
-#include "envs/memory_rl/story_timer.hpp"
-#include "envs/rng.hpp"
 
 namespace rlm::envs::memory_rl {
 
@@ -61,19 +58,13 @@ struct VisualMatchEpisode {
   uint32_t apples = 0;        ///< the distractor phase's apples, a mask over DistractorPhase::candidates()
 };
 
-class VisualMatch final : public Env {
+class VisualMatch final : public PycolabStory {
  public:
   using Config = VisualMatchConfig;
   VisualMatch(std::string id, VisualMatchConfig config);
 
-  const std::string& id() const override { return id_; }
-  const Space& observation_space() const override { return observation_space_; }
-  const Space& action_space() const override { return action_space_; }
-  int64_t max_episode_steps() const override { return timer_.total(); }
-  bool reports_success() const override { return true; }
   void seed_instance(uint64_t seed) override;
   void reset(uint64_t seed, std::span<float> obs) override;
-  StepResult step(std::span<const float> action, std::span<float> obs) override;
 
   /// Test hook for the golden replays: fixes the colour permutation ({"colours": [hue of b, c, e]}, hue k = k/3) and
   /// starts an episode with the recorded draws ("target": "b"|"c"|"e", "target_cell", "start_cell", "apple_cells":
@@ -85,38 +76,22 @@ class VisualMatch final : public Env {
   const VisualMatchEpisode& episode() const { return episode_; }
   const std::vector<pycolab::Cell>& target_cells() const { return target_cells_; }
   const std::vector<pycolab::Cell>& start_cells() const { return start_cells_; }
-  const pycolab::StoryTimer& timer() const { return timer_; }
-  pycolab::Cell player() const;
   bool objects_visible() const { return objects_visible_; }
-  float final_reward() const { return final_reward_; }
 
  private:
   void set_colours(const std::array<int, 3>& hues);
   void start_episode(const VisualMatchEpisode& episode, std::span<float> obs);
-  void start_phase();                       // builds the timer's current phase and runs its frame-0 pass
-  float update(int64_t action, int frame);  // one frame of the current phase (action < 0: none)
-  void render();                            // explore and reward phases: rendered_ from their entities
-  const pycolab::Board& current_board() const;
+  void start_phase() override;
+  float update(int64_t action, int frame) override;
+  void render();  // explore and reward phases: rendered_ from their entities
 
-  std::string id_;
-  Space observation_space_ = Space::image(3, pycolab::kViewSize, pycolab::kViewSize);
-  Space action_space_ = Space::discrete(4);
-  Rng rng_;
-  float final_reward_;
-  pycolab::StoryTimer timer_;
   const pycolab::Art* explore_art_;
   std::vector<pycolab::Cell> target_cells_, start_cells_;  // the explore art's 'p' and '+' cells
-  pycolab::Palette palette_;
   std::array<int, 3> hues_{0, 1, 2};
 
   VisualMatchEpisode episode_;
-  pycolab::Board backdrop_, rendered_;  // explore / reward phase: its backdrop and its last render
-  pycolab::Cell player_;
   char explore_impassable_[3] = {'#', 'b', '\0'};  // walls and the target colour
-  pycolab::DistractorPhase distractor_;
   bool objects_visible_ = true;
-  float reward_phase_return_ = 0.0f;
-  bool running_ = false;
 };
 
 }  // namespace rlm::envs::memory_rl
