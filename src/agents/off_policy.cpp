@@ -7,7 +7,8 @@
 //    (pomdp-baselines' float num_updates_per_iter); each samples batch_size windows (episode_replay.hpp) and runs
 //    critic step -> actor step -> Polyak update of the targets -> α step (§4.5), every loss a masked mean over real
 //    steps;
-// 4. every eval_interval episodes the deterministic policy plays eval_episodes episodes on separate eval envs;
+// 4. every eval_interval episodes the deterministic policy plays eval_episodes episodes on separate eval envs (the
+//    held-out tasks of envs with a task split, which are also evaluated on their training tasks);
 // 5. metrics (JSONL, CSV, TensorBoard), progress line, checkpoints.
 // Time alignment (§4.1): a window of T steps is fed as T + 1 positions, o_0..o_T with the action and reward before
 // each; Q is predicted at positions 0..T−1 and the target of position i reads position i + 1, so one pass over the
@@ -20,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -166,6 +168,11 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
   eval_options.task_split = "eval";
   eval_envs_ = std::make_unique<envs::VecEnv>(config_.env.id, eval_envs, std::min(config_.env.num_threads, eval_envs),
                                               derive_seed(seed, {kEvalStream}), options, eval_options);
+  if (const auto read = env_options_read_by(config_.env.id); std::ranges::find(read, "task_split") != read.end()) {
+    train_split_eval_envs_ =
+        std::make_unique<envs::VecEnv>(config_.env.id, eval_envs, std::min(config_.env.num_threads, eval_envs),
+                                       derive_seed(seed, {kEvalStream, 1}), options, config_.env.options);
+  }
   spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
   const std::string& type = config_.algo.type;
   if (type == "sacd" && (spec_.continuous || spec_.nvec.size() != 1)) {
@@ -239,6 +246,8 @@ nlohmann::json OffPolicyTrainer::trainer_state() const {
           {"elapsed_seconds", elapsed_seconds_},
           {"env_episode_counters", envs_->episode_counters()},
           {"eval_episode_counters", eval_envs_->episode_counters()},
+          {"train_split_eval_episode_counters",
+           train_split_eval_envs_ ? train_split_eval_envs_->episode_counters() : std::vector<uint64_t>{}},
           {"replay_in_checkpoint", config_.checkpoint.replay_buffer}};
 }
 
@@ -277,6 +286,10 @@ ResumeReport OffPolicyTrainer::resume() {
   elapsed_seconds_ = state.at("elapsed_seconds");
   envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
   eval_envs_->set_episode_counters(state.at("eval_episode_counters").get<std::vector<uint64_t>>());
+  // Absent in checkpoints written before the training-split evaluation: its envs then start from episode 0.
+  if (train_split_eval_envs_ && state.contains("train_split_eval_episode_counters"))
+    train_split_eval_envs_->set_episode_counters(
+        state.at("train_split_eval_episode_counters").get<std::vector<uint64_t>>());
   if (const auto it = blobs.find("replay_buffer"); it != blobs.end()) {
     try {
       replay_->from_bytes(it->second);
@@ -455,17 +468,22 @@ int64_t OffPolicyTrainer::updates_due(int64_t new_steps, bool warmup_just_ended)
   return static_cast<int64_t>(std::ceil(ratio * static_cast<double>(new_steps)));
 }
 
-OffPolicyTrainer::EvalResult OffPolicyTrainer::evaluate() {
+OffPolicyTrainer::EvalResult OffPolicyTrainer::evaluate(envs::VecEnv& envs, uint64_t split) {
   agent_->eval();
-  seed_memory_streams(*agent_, stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_)}));
+  // Split 0 (the eval envs) keeps the streams it had before the training-split evaluation existed.
+  const auto memory_stream = split == 0 ? stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_)})
+                                        : stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_), split});
+  const auto torch_stream = split == 0 ? stream({kEvalStream, static_cast<uint64_t>(episodes_)})
+                                       : stream({kEvalStream, static_cast<uint64_t>(episodes_), split});
+  seed_memory_streams(*agent_, memory_stream);
   OffPolicyActingPolicy policy(agent_, config_, device_);
   EpisodeTally tally;
-  const auto generator = generator_for(stream({kEvalStream, static_cast<uint64_t>(episodes_)}));
-  run_episodes(*eval_envs_, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, eval_envs_->num_envs()),
+  const auto generator = generator_for(torch_stream);
+  run_episodes(envs, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, envs.num_envs()),
                /*deterministic=*/true, generator, false, [&](EpisodeRecord&& r) { tally.add(r); });
   agent_->train();
   return {tally.mean_return(), tally.std_return(),
-          eval_envs_->reports_success() ? tally.success_rate() : std::numeric_limits<double>::quiet_NaN()};
+          envs.reports_success() ? tally.success_rate() : std::numeric_limits<double>::quiet_NaN()};
 }
 
 TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested) {
@@ -551,9 +569,10 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
     summary.rollout_seconds += collect_seconds;
     summary.update_seconds += seconds - collect_seconds;
 
-    EvalResult eval{nan, nan, nan};
+    EvalResult eval{nan, nan, nan}, train_split_eval{nan, nan, nan};
     if (op.eval_interval > 0 && episodes_ >= next_eval_episodes_) {
-      eval = evaluate();
+      eval = evaluate(*eval_envs_, 0);
+      if (train_split_eval_envs_) train_split_eval = evaluate(*train_split_eval_envs_, 1);
       while (next_eval_episodes_ <= episodes_) next_eval_episodes_ += op.eval_interval;
     }
     const double eval_mean = eval.return_mean;
@@ -580,6 +599,11 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       if (envs_->reports_success()) {
         scalars.emplace_back("charts/success_rate", iteration_success_);
         scalars.emplace_back("eval/success_rate", eval.success_rate);
+      }
+      if (train_split_eval_envs_) {
+        scalars.emplace_back("eval/train_tasks_episode_return_mean", train_split_eval.return_mean);
+        if (envs_->reports_success())
+          scalars.emplace_back("eval/train_tasks_success_rate", train_split_eval.success_rate);
       }
       metrics_->log(env_steps_, scalars);
     }

@@ -95,11 +95,11 @@ class OffPolicyTrainer : public Trainer {
  private:
   void collect_and_store(const std::vector<EpisodeRecord>& episodes);
   int64_t updates_due(int64_t new_steps, bool warmup_just_ended) const;
-  /// Deterministic evaluation episodes on the eval envs.
+  /// Deterministic evaluation episodes on `envs` (the held-out tasks' eval envs, or the training tasks').
   struct EvalResult {
     double return_mean, return_std, success_rate;  ///< success_rate: NaN for envs without a notion of success
   };
-  EvalResult evaluate();
+  EvalResult evaluate(envs::VecEnv& envs, uint64_t split);
   nlohmann::json trainer_state() const;
   void save();
   NamedOptimizers optimizers();
@@ -114,6 +114,9 @@ class OffPolicyTrainer : public Trainer {
   std::filesystem::path run_dir_;
   torch::Device device_;
   std::unique_ptr<envs::VecEnv> envs_, eval_envs_;
+  /// Envs with a task split (meta-RL) are also evaluated on their training tasks, as pomdp-baselines logs
+  /// success_rate_train beside success_rate_eval; null for other envs.
+  std::unique_ptr<envs::VecEnv> train_split_eval_envs_;
   ActionSpec spec_;
   OffPolicyAgent agent_{nullptr};
   std::unique_ptr<torch::optim::Adam> critic_optimizer_, actor_optimizer_, alpha_optimizer_;
