@@ -1,5 +1,6 @@
 // The single-env contract: a small torch-free object that writes into buffers it is handed (STYLE principle 1).
-// Batching, threads and auto-reset are VecEnv's business; an env never allocates in reset() or step().
+// Batching, threads and auto-reset are VecEnv's business; an env never allocates in step(), nor in reset() except
+// the Box2D tasks, which build a new physics world per episode as Gymnasium v3 does (src/envs/box2d).
 #pragma once
 #include <cstdint>
 #include <span>

@@ -37,6 +37,25 @@ struct EnvOptions {
   /// Visual Match, Key-to-Door: frames D of the apple-collecting distractor phase (papers: 60…1000); 0 = the
   /// variant's default (shm 100, original 60).
   int distractor_length = 0;
+  /// Box2D tasks (box2d.md §5.2, the KF paper's protocol): std of the i.i.d. Gaussian noise added to every kept
+  /// observation element at reset and at every step (KF: 0.3, or 0.1 for small-scale observations; 0 = none).
+  double obs_noise_sigma = 0.0;
+  /// Box2D tasks: also noise the 0/1 leg-contact flags (the literal protocol); false keeps them exact.
+  bool noise_on_binary = true;
+  /// Box2D tasks with continuous actions: std of the Gaussian noise added to each action before the env clips it
+  /// (KF App. H: 0.3).
+  double action_noise_sigma = 0.0;
+  /// LunarLander: gravity in m/s², in (−12, 0) as Gymnasium asserts.
+  double gravity = -10.0;
+  /// LunarLander: wind force and turbulence torque while no leg touches the ground (a hidden-state POMDP: the wind's
+  /// phase is never observed), with their magnitudes (Gymnasium's defaults 15 and 1.5).
+  bool enable_wind = false;
+  double wind_power = 15.0;
+  double turbulence_power = 1.5;
+  /// BipedalWalker-P: keep the 10 lidar ranges (they measure geometry, so they count as positions).
+  bool lidar_in_p = true;
+  /// BipedalWalker-V: also keep the two foot contacts (the LunarLander convention; the PyBullet one leaves them out).
+  bool contacts_in_v = false;
 
   template <class V>
   void visit(V& v) {
@@ -49,6 +68,15 @@ struct EnvOptions {
     v.field("train_tasks", train_tasks, in_range(0, 199));
     v.field("task_split", task_split, one_of({"train", "eval"}));
     v.field("distractor_length", distractor_length, in_range(0, 100000));
+    v.field("obs_noise_sigma", obs_noise_sigma, in_range(0.0, 100.0));
+    v.field("noise_on_binary", noise_on_binary);
+    v.field("action_noise_sigma", action_noise_sigma, in_range(0.0, 100.0));
+    v.field("gravity", gravity, Range{-12.0, 0.0, true, true});
+    v.field("enable_wind", enable_wind);
+    v.field("wind_power", wind_power, in_range(0.0, 1000.0));
+    v.field("turbulence_power", turbulence_power, in_range(0.0, 1000.0));
+    v.field("lidar_in_p", lidar_in_p);
+    v.field("contacts_in_v", contacts_in_v);
   }
   bool operator==(const EnvOptions&) const = default;
 };
@@ -64,6 +92,23 @@ inline std::vector<std::string_view> env_options_read_by(std::string_view id) {
       id.starts_with("memory_rl/ActiveVisualMatch") || id.starts_with("memory_rl-ActiveVisualMatch") ||
       id.starts_with("memory_rl/KeyToDoor") || id.starts_with("memory_rl-KeyToDoor"))
     return {"variant", "distractor_length"};
+  // Box2D (box2d.md §6): box2d/<Base>[-P|-V]; the mask is in the id, noise and physics options in env.options.
+  const auto box2d = [&](std::string_view base) {
+    return id.starts_with(std::string("box2d/") + std::string(base)) ||
+           id.starts_with(std::string("box2d-") + std::string(base));
+  };
+  if (box2d("LunarLanderContinuous"))
+    return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "gravity",
+            "enable_wind",     "wind_power",      "turbulence_power"};
+  if (box2d("LunarLander"))
+    return {"obs_noise_sigma", "noise_on_binary", "gravity", "enable_wind", "wind_power", "turbulence_power"};
+  if (box2d("BipedalWalker")) {
+    if (id.ends_with("-P") || id.ends_with("-P-v0"))
+      return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "lidar_in_p"};
+    if (id.ends_with("-V") || id.ends_with("-V-v0"))
+      return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "contacts_in_v"};
+    return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma"};
+  }
   return {};
 }
 

@@ -9,6 +9,10 @@
 
 #include "core/config_suggest.hpp"  // edit_distance, shared with the config did-you-mean
 #include "core/error.hpp"
+#include "envs/box2d/bipedal_walker.hpp"
+#include "envs/box2d/lunar_lander.hpp"
+#include "envs/box2d/observation_masks.hpp"
+#include "envs/box2d/partial_observation.hpp"
 #include "envs/kf/best_arm.hpp"
 #include "envs/memory_rl/key_to_door.hpp"
 #include "envs/memory_rl/tmaze.hpp"
@@ -67,6 +71,43 @@ FamilyRow parameterised(std::string suite, std::string name,
           [config_of](std::string id, size_t, const EnvOptions& options) -> std::unique_ptr<Env> {
             return std::make_unique<E>(std::move(id), config_of(options));
           }};
+}
+
+/// A Box2D task as three ids, <name> (Gymnasium's full observation), <name>-P and <name>-V (box2d.md §5.1 masks),
+/// each wrapped in PartialObservation when it masks or adds noise.
+template <class E>
+FamilyRow box2d_family(std::string name, std::function<typename E::Config(const EnvOptions&)> config_of,
+                       std::function<box2d::ObservationMask(std::string_view variant, const EnvOptions&)> mask_of) {
+  return {"box2d",
+          std::move(name),
+          {"", "-P", "-V"},
+          [config_of, mask_of](std::string id, size_t level, const EnvOptions& options) -> std::unique_ptr<Env> {
+            std::unique_ptr<Env> env = std::make_unique<E>(std::move(id), config_of(options));
+            if (level == 0 && options.obs_noise_sigma == 0 && options.action_noise_sigma == 0) return env;
+            const box2d::ObservationMask mask = mask_of(level == 0 ? "F" : level == 1 ? "P" : "V", options);
+            return std::make_unique<box2d::PartialObservation>(
+                std::move(env), box2d::PartialObservationConfig{.kept = mask.kept,
+                                                                .binary = mask.binary,
+                                                                .obs_noise_sigma = options.obs_noise_sigma,
+                                                                .noise_on_binary = options.noise_on_binary,
+                                                                .action_noise_sigma = options.action_noise_sigma});
+          }};
+}
+
+box2d::LunarLanderConfig lunar_lander_config(const EnvOptions& o, bool continuous) {
+  return {.continuous = continuous,
+          .gravity = o.gravity,
+          .enable_wind = o.enable_wind,
+          .wind_power = o.wind_power,
+          .turbulence_power = o.turbulence_power};
+}
+
+box2d::ObservationMask lander_mask(std::string_view variant, const EnvOptions&) {
+  return box2d::lunar_lander_mask(variant);
+}
+
+box2d::ObservationMask walker_mask(std::string_view variant, const EnvOptions& o) {
+  return box2d::bipedal_walker_mask(variant, o.contacts_in_v, o.lidar_in_p);
 }
 
 /// The registry. Presets are the difficulty classes at the bottom of each popgym env file (envs.md A.1, A.2, A.10).
@@ -164,6 +205,16 @@ const std::vector<FamilyRow>& table() {
                                             return memory_rl::KeyToDoorConfig{.variant = o.variant,
                                                                               .distractor_length = o.distractor_length};
                                           }),
+      box2d_family<box2d::LunarLander>(
+          "LunarLander", [](const EnvOptions& o) { return lunar_lander_config(o, false); }, lander_mask),
+      box2d_family<box2d::LunarLander>(
+          "LunarLanderContinuous", [](const EnvOptions& o) { return lunar_lander_config(o, true); }, lander_mask),
+      box2d_family<box2d::BipedalWalker>(
+          "BipedalWalker", [](const EnvOptions&) { return box2d::BipedalWalkerConfig{.hardcore = false}; },
+          walker_mask),
+      box2d_family<box2d::BipedalWalker>(
+          "BipedalWalkerHardcore", [](const EnvOptions&) { return box2d::BipedalWalkerConfig{.hardcore = true}; },
+          walker_mask),
       // <<< new families above this line >>>
   };
   return rows;
@@ -171,12 +222,13 @@ const std::vector<FamilyRow>& table() {
 
 std::string make_id(const FamilyRow& row, size_t level) { return row.suite + "/" + row.family + row.levels[level]; }
 
-/// gymnasium spelling "suite-Name-v0" -> "suite/Name"; anything else is returned unchanged.
+/// gymnasium spelling "suite-Name-v0" -> "suite/Name" ("box2d-LunarLander-P-v0" -> "box2d/LunarLander-P");
+/// anything else is returned unchanged.
 std::string from_gym_spelling(const std::string& id) {
   const auto dash = id.find('-');
   if (dash == std::string::npos || id.find('/') != std::string::npos || !id.ends_with("-v0")) return id;
-  const std::string name = id.substr(dash + 1, id.size() - 3 - (dash + 1));
-  if (name.empty() || name.find('-') != std::string::npos) return id;
+  const std::string name = id.substr(dash + 1, id.size() - 3 - (dash + 1));  // may hold dashes: LunarLander-P
+  if (name.empty()) return id;
   return id.substr(0, dash) + "/" + name;
 }
 
