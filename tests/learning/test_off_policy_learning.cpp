@@ -6,19 +6,15 @@
 // - SAC-D + GRU must solve Memory-RL's passive T-maze of length 10 (success rate >= 0.9, memoryless 0.5);
 // - SAC + GRU must succeed on Point Robot's training tasks clearly more often than random actions do, both measured
 //   here on the same episodes.
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "agents/acting.hpp"
 #include "agents/experiment_config.hpp"
 #include "agents/off_policy.hpp"
-#include "envs/registry.hpp"
-#include "envs/vec_env.hpp"
+#include "learning/learning_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -41,18 +37,9 @@ struct Evaluation {
   double return_mean, success_rate;
 };
 
-rlm::Config test_config(const std::string& config_file) {
-  const char* root = std::getenv("RLM_SOURCE_DIR");
-  const fs::path repo = root ? root : ".";
-  return rlm::load_config(repo / config_file,
-                          {"experiment.device=cpu", "logging.console=false", "logging.tensorboard=false"});
-}
-
 Evaluation train_and_evaluate(const std::string& config_file, const std::string& name) {
-  const auto config = test_config(config_file);
-  const auto run_dir = fs::temp_directory_path() / ("rlm-learning-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(run_dir);
-  fs::create_directories(run_dir);
+  const auto config = rlm::learning_test::load_test_config(config_file);
+  const auto run_dir = rlm::learning_test::fresh_run_dir(name);
   rlm::agents::OffPolicyTrainer trainer(config, run_dir);
   const auto summary = trainer.train();
   CHECK(summary.env_steps >= config.algo.total_steps);
@@ -60,19 +47,6 @@ Evaluation train_and_evaluate(const std::string& config_file, const std::string&
                               last_logged(run_dir, "eval/success_rate")};
   fs::remove_all(run_dir);
   return evaluation;
-}
-
-/// The success rate of `policy` over `episodes` episodes of the config's env and tasks, on fixed episode seeds.
-double success_rate(const rlm::Config& config, rlm::agents::ActingPolicy& policy, int64_t episodes,
-                    bool deterministic) {
-  rlm::envs::VecEnv envs(config.env.id, config.env.num_envs, 1, /*seed=*/20261124,
-                         rlm::envs::wrapper_options(config.env), config.env.options);
-  const auto spec = rlm::agents::ActionSpec::from_space(envs.action_space(), config.env.id);
-  const torch::Generator generator = at::detail::createCPUGenerator(7);
-  rlm::agents::EpisodeTally tally;
-  rlm::agents::run_episodes(envs, policy, spec, rlm::agents::episode_quota(episodes, envs.num_envs()), deterministic,
-                            generator, false, [&](rlm::agents::EpisodeRecord&& r) { tally.add(r); });
-  return tally.success_rate();
 }
 
 }  // namespace
@@ -102,22 +76,12 @@ TEST_CASE("sacd + gru solves the passive T-maze of length 10 by success rate", "
 TEST_CASE("sac + gru succeeds on point robot's training tasks more often than random actions", "[learning]") {
   // Random actions succeed in about 0.2 of the episodes; the policy must find the goal on the half-circle from its
   // sparse reward. 400 episodes give a standard error of about 0.025 on each rate.
-  const auto config = test_config("configs/offpolicy/sac_gru_point_robot.yaml");
+  const auto config = rlm::learning_test::load_test_config("configs/offpolicy/sac_gru_point_robot.yaml");
   REQUIRE(config.env.options.task_split == "train");
-  const auto run_dir = fs::temp_directory_path() / ("rlm-learning-point-robot-" + std::to_string(::getpid()));
-  fs::remove_all(run_dir);
-  fs::create_directories(run_dir);
-  rlm::agents::OffPolicyTrainer trainer(config, run_dir);
-  trainer.train();
-  fs::remove_all(run_dir);
-  rlm::agents::UniformRandomPolicy random(trainer.action_spec());
-  rlm::agents::OffPolicyActingPolicy trained(trainer.agent(), config, torch::kCPU);
-  const double random_rate = success_rate(config, random, 400, false);
-  const double sampled_rate = success_rate(config, trained, 400, false);
-  const double greedy_rate = success_rate(config, trained, 400, true);
-  INFO("success rates: random " << random_rate << ", trained (sampled) " << sampled_rate << ", trained (greedy) "
-                                << greedy_rate);
-  CHECK(random_rate < 0.3);
-  CHECK(sampled_rate >= random_rate + 0.15);
-  CHECK(greedy_rate >= random_rate + 0.15);
+  const auto c = rlm::learning_test::train_then_compare_with_random(config, "point-robot", 400);
+  INFO("success rates: random " << c.random.success_rate() << ", trained (sampled) " << c.sampled.success_rate()
+                                << ", trained (greedy) " << c.greedy.success_rate());
+  CHECK(c.random.success_rate() < 0.3);
+  CHECK(c.sampled.success_rate() >= c.random.success_rate() + 0.15);
+  CHECK(c.greedy.success_rate() >= c.random.success_rate() + 0.15);
 }
