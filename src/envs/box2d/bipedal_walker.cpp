@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "envs/box2d/contact_detector.hpp"
 
 namespace rlm::envs::box2d {
 namespace {
@@ -45,34 +46,6 @@ Space observation_bounds() {
 
 }  // namespace
 
-/// Gymnasium's ContactDetector: the hull touching anything is game over; the lower legs (legs[1], legs[3]) set and
-/// clear their ground_contact flag (booleans, not counters). Walker parts never touch each other (category 0x20 is
-/// not in mask 0x01), so every contact is with the terrain.
-class BipedalWalker::ContactListener final : public b2ContactListener {
- public:
-  explicit ContactListener(BipedalWalker& env) : env_(env) {}
-
-  void BeginContact(b2Contact* contact) override {
-    const b2Body* a = contact->GetFixtureA()->GetBody();
-    const b2Body* b = contact->GetFixtureB()->GetBody();
-    if (a == env_.hull_ || b == env_.hull_) env_.game_over_ = true;
-    set_contacts(a, b, true);
-  }
-  void EndContact(b2Contact* contact) override {
-    set_contacts(contact->GetFixtureA()->GetBody(), contact->GetFixtureB()->GetBody(), false);
-  }
-
- private:
-  void set_contacts(const b2Body* a, const b2Body* b, bool touching) {
-    for (size_t k = 0; k < 2; ++k) {
-      const b2Body* lower = env_.legs_[2 * k + 1];
-      if (a == lower || b == lower) env_.ground_contact_[k] = touching;
-    }
-  }
-
-  BipedalWalker& env_;
-};
-
 /// Gymnasium's LidarCallback: ignores fixtures without category bit 1 (the walker's own parts) and clips the ray at
 /// every hit, so the fraction left at the end is the closest hit, or 1 when nothing was hit.
 class BipedalWalker::LidarCallback final : public b2RayCastCallback {
@@ -91,7 +64,7 @@ BipedalWalker::BipedalWalker(std::string id, BipedalWalkerConfig config)
       max_steps_(config.max_episode_steps > 0 ? config.max_episode_steps : (config.hardcore ? 2000 : 1600)),
       observation_space_(observation_bounds()),
       action_space_(Space::box({-1, -1, -1, -1}, {1, 1, 1, 1})),
-      listener_(std::make_unique<ContactListener>(*this)) {
+      contacts_(std::make_unique<ContactDetector>()) {
   if (config.max_episode_steps < 0)
     throw EnvError(fmt::format("{}: max_episode_steps must be positive (0: the default), got {}", gym_style_id(id_),
                                config.max_episode_steps));
@@ -106,9 +79,7 @@ void BipedalWalker::build_world() {
   // A new world every reset (§2.3 [D]); the old one goes first, and with it every body and joint.
   world_.reset();
   world_ = std::make_unique<b2World>(b2Vec2(0.0f, -10.0f));  // pybox2d's default gravity
-  world_->SetContactListener(listener_.get());
-  game_over_ = false;
-  ground_contact_ = {false, false};
+  world_->SetContactListener(contacts_.get());
 
   // Terrain, in Gymnasium's creation order: the obstacle polygons as the generator met them, then the edges.
   b2BodyDef static_def;  // static, at the origin
@@ -221,6 +192,9 @@ void BipedalWalker::build_world() {
     legs_[2 * static_cast<size_t>(side) + 1] = lower;
     joints_[2 * static_cast<size_t>(side) + 1] = static_cast<b2RevoluteJoint*>(world_->CreateJoint(&knee));
   }
+  // The hull touching anything is game over; the lower legs' flags are the foot contacts. Walker parts never touch
+  // each other (category 0x20 is not in mask 0x01), so every contact is with the terrain.
+  contacts_->watch(hull_, {legs_[1], legs_[3]});
 }
 
 void BipedalWalker::reset(uint64_t seed, std::span<float> obs) {
@@ -283,7 +257,7 @@ double BipedalWalker::simulate(const std::array<double, kActionDim>& action, std
     s[b + 1] = hip->GetJointSpeed() / kSpeedHip;
     s[b + 2] = knee->GetJointAngle() + 1.0;
     s[b + 3] = knee->GetJointSpeed() / kSpeedKnee;
-    s[b + 4] = ground_contact_[side] ? 1.0 : 0.0;
+    s[b + 4] = contacts_->leg_contact(side) ? 1.0 : 0.0;
   }
   for (size_t i = 0; i < kLidarRays; ++i) s[14 + i] = lidar[i];
   for (size_t i = 0; i < kObsDim; ++i) obs[i] = static_cast<float>(s[i]);
@@ -297,10 +271,10 @@ double BipedalWalker::simulate(const std::array<double, kActionDim>& action, std
   // 6. Termination: a fall or leaving on the left replaces the reward; the finish adds nothing.
   terminated_ = false;
   end_ = WalkerEnd::none;
-  if (game_over_ || pos.x < 0) {
+  if (contacts_->body_touched() || pos.x < 0) {
     reward = -100;
     terminated_ = true;
-    end_ = game_over_ ? WalkerEnd::fell : WalkerEnd::out_of_bounds;
+    end_ = contacts_->body_touched() ? WalkerEnd::fell : WalkerEnd::out_of_bounds;
   }
   if (pos.x > kFinishX) {
     terminated_ = true;
@@ -331,5 +305,9 @@ StepResult BipedalWalker::step(std::span<const float> action, std::span<float> o
   running_ = !(r.terminated || r.truncated);
   return r;
 }
+
+bool BipedalWalker::game_over() const { return contacts_->body_touched(); }
+
+bool BipedalWalker::leg_contact(int leg) const { return contacts_->leg_contact(static_cast<size_t>(leg)); }
 
 }  // namespace rlm::envs::box2d

@@ -39,6 +39,8 @@ class b2RevoluteJoint;
 
 namespace rlm::envs::box2d {
 
+class ContactDetector;
+
 struct BipedalWalkerConfig {
   bool hardcore = false;          ///< stumps, stairs and pits (BipedalWalkerHardcore-v3)
   int64_t max_episode_steps = 0;  ///< 0: the registered limit, 1600 normal and 2000 hardcore
@@ -96,8 +98,8 @@ class BipedalWalker final : public Env {
   /// The terrain draws the last reset used, in order (injected or drawn): feeding them back reproduces the terrain.
   const std::vector<double>& terrain_draws() const { return terrain_draws_; }
   double initial_force() const { return initial_force_; }  ///< the last reset's push (N)
-  bool game_over() const { return game_over_; }
-  bool leg_contact(int leg) const { return ground_contact_[static_cast<size_t>(leg)]; }  ///< lower leg 0 or 1
+  bool game_over() const;
+  bool leg_contact(int leg) const;  ///< lower leg 0 or 1
   /// The last step's shaping, 130·x/30 − 5·|θ|, as Gymnasium's prev_shaping holds it.
   double shaping() const { return prev_shaping_.value_or(0.0); }
   // The walker's bodies and the world, in Gymnasium's list order: legs = [upper₋, lower₋, upper₊, lower₊],
@@ -108,7 +110,6 @@ class BipedalWalker final : public Env {
   const b2RevoluteJoint* joint(int k) const { return joints_[static_cast<size_t>(k)]; }
 
  private:
-  class ContactListener;
   class LidarCallback;
 
   void build_world();
@@ -129,14 +130,12 @@ class BipedalWalker final : public Env {
   double initial_force_ = 0.0;
 
   // The listener outlives the world that points to it (members are destroyed in reverse order).
-  std::unique_ptr<ContactListener> listener_;
+  std::unique_ptr<ContactDetector> contacts_;
   std::unique_ptr<b2World> world_;
   b2Body* hull_ = nullptr;
   std::array<b2Body*, 4> legs_{};
   std::array<b2RevoluteJoint*, 4> joints_{};
 
-  std::array<bool, 2> ground_contact_{};  ///< legs[1] and legs[3] touch something
-  bool game_over_ = false;                ///< the hull touched something
   std::optional<double> prev_shaping_;
   int64_t t_ = 0;
   WalkerEnd end_ = WalkerEnd::none;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "envs/box2d/contact_detector.hpp"
 #include "envs/box2d/lunar_lander_forces.hpp"
 
 namespace rlm::envs::box2d {
@@ -34,31 +35,6 @@ constexpr uint16 kMoonCategory = 0x0001, kLanderCategory = 0x0010, kLegCategory 
 
 }  // namespace
 
-/// Gymnasium's ContactDetector. The flags are plain booleans: a leg sliding from one terrain edge onto the next may
-/// read 0 until the next BeginContact (§1.2), which is kept.
-class LunarLander::ContactListener final : public b2ContactListener {
- public:
-  explicit ContactListener(LunarLander& env) : env_(env) {}
-
-  void BeginContact(b2Contact* contact) override {
-    const b2Body* a = contact->GetFixtureA()->GetBody();
-    const b2Body* b = contact->GetFixtureB()->GetBody();
-    if (a == env_.lander_ || b == env_.lander_) env_.game_over_ = true;
-    for (size_t k = 0; k < 2; ++k)
-      if (a == env_.legs_[k] || b == env_.legs_[k]) env_.leg_contact_[k] = true;
-  }
-
-  void EndContact(b2Contact* contact) override {
-    const b2Body* a = contact->GetFixtureA()->GetBody();
-    const b2Body* b = contact->GetFixtureB()->GetBody();
-    for (size_t k = 0; k < 2; ++k)
-      if (a == env_.legs_[k] || b == env_.legs_[k]) env_.leg_contact_[k] = false;
-  }
-
- private:
-  LunarLander& env_;
-};
-
 LunarLander::LunarLander(std::string id, LunarLanderConfig config)
     : id_(std::move(id)),
       config_(config),
@@ -66,7 +42,7 @@ LunarLander::LunarLander(std::string id, LunarLanderConfig config)
       observation_space_(Space::box({-2.5f, -2.5f, -10.0f, -10.0f, static_cast<float>(-2 * kPi), -10.0f, 0.0f, 0.0f},
                                     {2.5f, 2.5f, 10.0f, 10.0f, static_cast<float>(2 * kPi), 10.0f, 1.0f, 1.0f})),
       action_space_(config.continuous ? Space::box({-1.0f, -1.0f}, {1.0f, 1.0f}) : Space::discrete(4)),
-      listener_(std::make_unique<ContactListener>(*this)) {
+      contacts_(std::make_unique<ContactDetector>()) {
   if (!(config.gravity > -12.0 && config.gravity < 0.0))
     throw EnvError(fmt::format("{}: gravity must lie in (-12, 0), got {}", id_, config.gravity));
   // Gymnasium only warns outside [0, 20] and [0, 2]; a non-finite value has no meaning at all.
@@ -89,10 +65,8 @@ void LunarLander::build_world() {
   legs_ = {nullptr, nullptr};
   joints_ = {nullptr, nullptr};
   world_ = std::make_unique<b2World>(b2Vec2(0.0f, static_cast<float>(config_.gravity)));
-  world_->SetContactListener(listener_.get());
-  game_over_ = false;
+  world_->SetContactListener(contacts_.get());
   prev_shaping_.reset();
-  leg_contact_ = {false, false};
 
   // Step 2, terrain: all 12 heights are drawn although h[11] only enters through the wrap-around.
   std::array<double, kChunks + 1> height;
@@ -208,11 +182,12 @@ void LunarLander::build_world() {
     joints_[static_cast<size_t>(k)] = static_cast<b2RevoluteJoint*>(world_->CreateJoint(&rjd));
   }
   // Step 8: no exhaust particles (render only; their dispersion draws happen in simulate() regardless).
+  contacts_->watch(lander_, {legs_[0], legs_[1]});
 }
 
 double LunarLander::simulate(double main_power, double side_direction, double side_power, std::span<float> obs) {
   // §1.3 step 1: wind and turbulence while airborne; their phases pause while a leg touches.
-  if (config_.enable_wind && !(leg_contact_[0] || leg_contact_[1])) {
+  if (config_.enable_wind && !(contacts_->leg_contact(0) || contacts_->leg_contact(1))) {
     const double wind = lander_wind_profile(wind_idx_) * config_.wind_power;
     ++wind_idx_;
     lander_->ApplyForceToCenter(b2Vec2(static_cast<float>(wind), 0.0f), true);
@@ -261,8 +236,8 @@ double LunarLander::simulate(double main_power, double side_direction, double si
   s[3] = vel.y * (kH / 2) / kFps;
   s[4] = lander_->GetAngle();
   s[5] = 20.0 * lander_->GetAngularVelocity() / kFps;
-  s[6] = leg_contact_[0] ? 1.0 : 0.0;
-  s[7] = leg_contact_[1] ? 1.0 : 0.0;
+  s[6] = contacts_->leg_contact(0) ? 1.0 : 0.0;
+  s[7] = contacts_->leg_contact(1) ? 1.0 : 0.0;
   for (size_t i = 0; i < 8; ++i) obs[i] = static_cast<float>(s[i]);
 
   // §1.5: the shaping difference (0 on the reset step, which has no previous value), less fuel.
@@ -315,10 +290,10 @@ StepResult LunarLander::step(std::span<const float> action, std::span<float> obs
   ++t_;
   StepResult r;
   // §1.5: each terminal rule replaces the step's reward; the second wins when both hold.
-  if (game_over_ || std::abs(state_[0]) >= 1.0) {
+  if (contacts_->body_touched() || std::abs(state_[0]) >= 1.0) {
     r.terminated = true;
     reward = -kTerminalReward;
-    end_ = game_over_ ? LanderEnd::crashed : LanderEnd::out_of_bounds;
+    end_ = contacts_->body_touched() ? LanderEnd::crashed : LanderEnd::out_of_bounds;
   }
   if (!lander_->IsAwake()) {
     r.terminated = true;
@@ -389,5 +364,7 @@ bool LunarLander::lander_awake() const {
   if (lander_ == nullptr) throw_env_misuse(id_, "lander_awake() called before the first reset()");
   return lander_->IsAwake();
 }
+
+bool LunarLander::leg_contact(int leg) const { return contacts_->leg_contact(static_cast<size_t>(leg)); }
 
 }  // namespace rlm::envs::box2d

@@ -34,6 +34,8 @@ class b2RevoluteJoint;
 
 namespace rlm::envs::box2d {
 
+class ContactDetector;
+
 struct LunarLanderConfig {
   bool continuous = false;         ///< Box(2) actions (main, lateral) in [−1, 1] instead of Discrete(4)
   double gravity = -10.0;          ///< m/s², must lie in (−12, 0) as Gymnasium asserts
@@ -112,15 +114,13 @@ class LunarLander final : public Env {
   double lander_mass() const;
   double leg_mass(int leg) const;
   bool lander_awake() const;
-  bool leg_contact(int leg) const { return leg_contact_[static_cast<size_t>(leg)]; }
+  bool leg_contact(int leg) const;
   int64_t wind_index() const { return wind_idx_; }  ///< the next wind_idx to use (advances only while airborne)
   int64_t torque_index() const { return torque_idx_; }
 
  private:
-  class ContactListener;
-
   /// Gymnasium's step() minus the terminal rules: wind, engines (main power m, side direction ±1 and power s; 0 for
-  /// off), physics, observation. Returns the shaping reward less fuel; game_over_ is set by the listener.
+  /// off), physics, observation. Returns the shaping reward less fuel; the contact detector records a crash.
   double simulate(double main_power, double side_direction, double side_power, std::span<float> obs);
   void build_world();
 
@@ -132,7 +132,7 @@ class LunarLander final : public Env {
   LunarLanderDraws draws_;
 
   // The listener outlives the world that points to it (members are destroyed in reverse order).
-  std::unique_ptr<ContactListener> listener_;
+  std::unique_ptr<ContactDetector> contacts_;
   std::unique_ptr<b2World> world_;
   b2Body* moon_ = nullptr;
   b2Body* lander_ = nullptr;
@@ -141,8 +141,6 @@ class LunarLander final : public Env {
 
   std::array<double, kChunks> smooth_y_{};
   std::array<double, 8> state_{};  ///< the last observation in double, before the float32 cast
-  std::array<bool, 2> leg_contact_{};
-  bool game_over_ = false;
   std::optional<double> prev_shaping_;
   int64_t wind_idx_ = 0, torque_idx_ = 0;
   int64_t t_ = 0;
