@@ -19,12 +19,15 @@ drawn before the clock starts. Prints steps/s for both and their ratio.
 """
 import argparse
 import json
+import os
 import statistics
 import sys
-import time
 
 import gymnasium as gym
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_timing  # noqa: E402
 
 IDS = {  # our id -> Gymnasium's
     "box2d/LunarLander": "LunarLander-v3",
@@ -43,18 +46,12 @@ def random_actions(space, rng):
 
 
 def python_steps_per_second(env, actions, seconds):
+    def step(a):
+        _, _, terminated, truncated, _ = env.step(a)
+        return terminated or truncated
+
     env.reset(seed=0)
-    steps, start = 0, time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for a in actions:
-            _, _, terminated, truncated, _ = env.step(a)
-            if terminated or truncated:
-                env.reset()
-        steps += len(actions)
-        now = time.perf_counter()
-        if now >= deadline:
-            return steps / (now - start)
+    return bench_timing.steps_per_second(step, env.reset, actions, seconds)
 
 
 def main():

@@ -10,12 +10,16 @@ Only the popgym/ ids are timed; the other suites' references are timed by script
 """
 import argparse
 import json
+import os
 import statistics
-import time
+import sys
 
 import gymnasium as gym
 import numpy as np
 import popgym  # noqa: F401
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_timing  # noqa: E402
 
 
 def gym_id(canonical):
@@ -27,17 +31,12 @@ def python_steps_per_second(env_id, seconds):
     env.reset(seed=0)
     env.action_space.seed(0)
     actions = [env.action_space.sample() for _ in range(4096)]
-    steps, start = 0, time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for a in actions:
-            _, _, terminated, truncated, _ = env.step(a)
-            if terminated or truncated:
-                env.reset()
-        steps += len(actions)
-        now = time.perf_counter()
-        if now >= deadline:
-            return steps / (now - start)
+
+    def step(a):
+        _, _, terminated, truncated, _ = env.step(a)
+        return terminated or truncated
+
+    return bench_timing.steps_per_second(step, env.reset, actions, seconds)
 
 
 def main():

@@ -34,7 +34,6 @@ import json
 import os
 import statistics
 import sys
-import time
 import types
 
 import numpy as np
@@ -42,6 +41,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import record_memory_rl_pycolab as pycolab_rec  # noqa: E402  (our recording script: shims and construction)
 import record_pomdp_baselines as meta_rec  # noqa: E402
+import bench_timing  # noqa: E402
 
 NO_REFERENCE = {"kf/BestArm": "no public reference implementation"}
 TMAZE_CORRIDOR = 10  # env.options.corridor_length default
@@ -109,18 +109,7 @@ def meta_references(path, rng):
 
 
 def python_steps_per_second(ref, seconds):
-    ref.reset()
-    steps, start = 0, time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for a in ref.actions:
-            _, _, done, _ = ref.step(a)
-            if done:
-                ref.reset()
-        steps += len(ref.actions)
-        now = time.perf_counter()
-        if now >= deadline:
-            return steps / (now - start)
+    return bench_timing.steps_per_second(lambda a: ref.step(a)[2], ref.reset, ref.actions, seconds)
 
 
 def main():

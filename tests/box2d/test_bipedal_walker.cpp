@@ -153,8 +153,8 @@ TEST_CASE("bipedal walker: spaces and limits", "[box2d][bipedal_walker]") {
   const auto& obs_space = normal.observation_space();
   REQUIRE(obs_space.raw_size() == 24);
   const float pi = static_cast<float>(std::numbers::pi);
-  const std::vector<float> low{-pi, -5, -5, -5, -pi, -5, -pi, -5, 0, -pi, -5, -pi, -5, 0,
-                               -1,  -1, -1, -1, -1,  -1, -1,  -1, -1, -1};
+  const std::vector<float> low{-pi, -5, -5, -5, -pi, -5, -pi, -5, 0,  -pi, -5, -pi,
+                               -5,  0,  -1, -1, -1,  -1, -1,  -1, -1, -1,  -1, -1};
   const std::vector<float> high{pi, 5, 5, 5, pi, 5, pi, 5, 5, pi, 5, pi, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
   CHECK(obs_space.low == low);
   CHECK(obs_space.high == high);
@@ -326,7 +326,8 @@ TEST_CASE("bipedal walker: invalid actions and misuse throw", "[box2d][bipedal_w
   CHECK(env.elapsed_steps() == 1);
 }
 
-TEST_CASE("bipedal walker: a zero action collapses the walker and the fall ends the episode", "[box2d][bipedal_walker]") {
+TEST_CASE("bipedal walker: a zero action collapses the walker and the fall ends the episode",
+          "[box2d][bipedal_walker]") {
   // §2.6 [M] and §4 (g): with zero torque the walker folds up and the hull touches down after 100 to 140 steps
   // (112–123 measured over 200 seeds), for a return near −92; the fall replaces the step's reward with −100.
   BipedalWalker env("box2d/BipedalWalker", {});
@@ -658,8 +659,7 @@ TEST_CASE("bipedal walker: random-policy returns match the prototype", "[box2d][
       summary.add(ep);
     }
     INFO("hardcore " << hardcore << ": mean " << summary.mean() << " sd " << summary.sd() << " length "
-                     << summary.length / summary.n << " fell " << summary.fell << " truncated "
-                     << summary.truncated);
+                     << summary.length / summary.n << " fell " << summary.fell << " truncated " << summary.truncated);
     CHECK(summary.finished == 0);
     if (hardcore) {
       CHECK(summary.mean() >= -115);

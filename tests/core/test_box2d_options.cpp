@@ -12,12 +12,16 @@
 #include <vector>
 
 #include "agents/experiment_config.hpp"
+#include "core/config_test_util.hpp"
 #include "core/error.hpp"
 #include "envs/env_config.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using rlm::config_test::error_of;
+using rlm::config_test::parse;
 
 /// A YAML file in a fresh temporary folder, removed with it.
 struct TempYaml {
@@ -40,20 +44,6 @@ struct TempYaml {
 /// "env:\n  id: <id>\n  options:\n    <option>\n".
 std::string env_yaml(const std::string& id, const std::string& option) {
   return "env:\n  id: " + id + "\n  options:\n    " + option + "\n";
-}
-
-rlm::Config parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  return rlm::parse_config(text, "x.yaml", overrides);
-}
-
-/// The message of the ConfigError that parsing `text` throws ("" if it throws none).
-std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    parse(text, overrides);
-  } catch (const rlm::ConfigError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 bool reads(const std::string& id, std::string_view option) {

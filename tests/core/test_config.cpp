@@ -8,27 +8,17 @@
 
 #include "agents/experiment_config.hpp"
 #include "core/config_suggest.hpp"
+#include "core/config_test_util.hpp"
 #include "core/error.hpp"
 
 namespace {
 
+using rlm::config_test::error_of;
+using rlm::config_test::parse;
+
 std::filesystem::path data_dir() {
   const char* root = std::getenv("RLM_SOURCE_DIR");
   return std::filesystem::path(root ? root : ".") / "tests" / "data" / "config";
-}
-
-rlm::Config parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  return rlm::parse_config(text, "x.yaml", overrides);
-}
-
-/// The message of the ConfigError that parsing `text` throws ("" if it throws none).
-std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    parse(text, overrides);
-  } catch (const rlm::ConfigError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

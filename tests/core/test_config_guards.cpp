@@ -6,20 +6,13 @@
 #include <vector>
 
 #include "agents/experiment_config.hpp"
+#include "core/config_test_util.hpp"
 #include "core/error.hpp"
 #include "core/resume_policy.hpp"
 
 namespace {
 
-/// The message of the ConfigError that parsing `text` throws ("" if it throws none).
-std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    rlm::parse_config(text, "x.yaml", overrides);
-  } catch (const rlm::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using rlm::config_test::error_of;
 
 }  // namespace
 
