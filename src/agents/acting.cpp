@@ -43,6 +43,7 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
   const int n = envs.num_envs();
   const int64_t obs_size = envs.obs_size();
   const int64_t action_size = spec.action_size();
+  const bool record_goal_states = record_transitions && envs.reports_goal_state();
   std::vector<uint8_t> active(static_cast<size_t>(n));
   std::vector<int64_t> steps(static_cast<size_t>(n), 0), episodes(static_cast<size_t>(n), 0);
   int num_active = 0;
@@ -91,10 +92,12 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
         episode.actions.insert(episode.actions.end(), action_data + i * action_size,
                                action_data + (i + 1) * action_size);
         episode.rewards.push_back(envs.rewards()[i]);
+        if (record_goal_states) episode.goal_states.push_back(envs.goal_states()[i]);
       }
       if (!done) continue;
       episode.terminated = envs.terminated()[i] != 0;
       episode.success = envs.successes()[i] != 0;
+      episode.task = envs.tasks()[i];
       if (record_transitions) {
         const float* last = envs.final_obs().data() + i * obs_size;
         episode.obs.insert(episode.obs.end(), last, last + obs_size);

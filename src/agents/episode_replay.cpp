@@ -15,7 +15,7 @@ namespace rlm::agents {
 namespace {
 
 constexpr char kMagic[8] = {'R', 'L', 'M', 'E', 'P', 'R', 'E', 'P'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2 added per-step terminal flags; 1 is still read
 
 std::string describe(float value) {
   std::ostringstream out;
@@ -93,7 +93,8 @@ EpisodeReplay::EpisodeReplay(const EpisodeReplayOptions& options) : options_(opt
 }
 
 void EpisodeReplay::add_episode(std::span<const float> obs, std::span<const float> actions,
-                                std::span<const float> rewards, bool terminated) {
+                                std::span<const float> rewards, bool terminated,
+                                std::span<const uint8_t> step_terminals) {
   const auto length = static_cast<int64_t>(rewards.size());
   if (length < 1) throw std::invalid_argument("EpisodeReplay::add_episode: an episode needs at least one step");
   if (length > options_.capacity)
@@ -110,10 +111,21 @@ void EpisodeReplay::add_episode(std::span<const float> obs, std::span<const floa
     throw std::invalid_argument("EpisodeReplay::add_episode: " + std::to_string(length) + " steps need " +
                                 std::to_string(action_count) + " action floats (L*action_size), got " +
                                 std::to_string(actions.size()));
+  if (!step_terminals.empty() && step_terminals.size() != rewards.size())
+    throw std::invalid_argument("EpisodeReplay::add_episode: " + std::to_string(length) +
+                                " steps need as many step terminal flags, got " +
+                                std::to_string(step_terminals.size()));
+  for (const uint8_t flag : step_terminals)
+    if (flag > 1)
+      throw std::invalid_argument("EpisodeReplay::add_episode: a step terminal flag must be 0 or 1, got " +
+                                  std::to_string(flag));
 
   Episode episode;
   episode.length = length;
   episode.terminated = terminated;
+  // Only an episode with some terminal step before its end needs the per-step flags.
+  if (std::ranges::find(step_terminals, uint8_t{1}) != step_terminals.end())
+    episode.step_terminals.assign(step_terminals.begin(), step_terminals.end());
   if (options_.byte_observations) {
     episode.obs_bytes.resize(obs_count);
     for (size_t i = 0; i < obs_count; ++i) {
@@ -288,7 +300,9 @@ void EpisodeReplay::fill_column(const Episode& ep, int64_t start, int64_t column
     else
       std::memset(dst, 0, static_cast<size_t>(as) * sizeof(float));
     out.rewards[at(r)] = real ? ep.rewards[static_cast<size_t>(k)] : 0.0f;
-    out.terminated[at(r)] = real && ep.terminated && k == ep.length - 1 ? 1.0f : 0.0f;
+    const bool terminal = real && ((ep.terminated && k == ep.length - 1) ||
+                                   (!ep.step_terminals.empty() && ep.step_terminals[static_cast<size_t>(k)] != 0));
+    out.terminated[at(r)] = terminal ? 1.0f : 0.0f;
     out.mask[at(r)] = real && r >= burn_in ? 1.0f : 0.0f;
   }
   // The agent's previous action and reward: a_{k-1}, r_{k-1} after the column's first row, 0 on it (the reset row).
@@ -309,7 +323,8 @@ std::string EpisodeReplay::to_bytes() const {
   const size_t obs_elem = options_.byte_observations ? sizeof(uint8_t) : sizeof(float);
   size_t size = sizeof(kMagic) + sizeof(uint32_t) + 5 * sizeof(int64_t) + sizeof(uint8_t);
   for (const Episode& e : episodes_)
-    size += sizeof(int64_t) + sizeof(uint8_t) + static_cast<size_t>((e.length + 1) * options_.obs_size) * obs_elem +
+    size += sizeof(int64_t) + 2 * sizeof(uint8_t) + e.step_terminals.size() +
+            static_cast<size_t>((e.length + 1) * options_.obs_size) * obs_elem +
             static_cast<size_t>(e.length * (options_.action_size + 1)) * sizeof(float);
   std::string out;
   out.reserve(size);
@@ -324,6 +339,8 @@ std::string EpisodeReplay::to_bytes() const {
   for (const Episode& e : episodes_) {
     append(out, e.length);
     append(out, static_cast<uint8_t>(e.terminated ? 1 : 0));
+    append(out, static_cast<uint8_t>(e.step_terminals.empty() ? 0 : 1));
+    append_array(out, e.step_terminals);
     if (options_.byte_observations)
       append_array(out, e.obs_bytes);
     else
@@ -340,8 +357,8 @@ void EpisodeReplay::from_bytes(std::string_view bytes) {
   in.read(magic, sizeof(magic), "the magic");
   if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) in.fail("not an EpisodeReplay snapshot (bad magic)");
   const auto version = in.get<uint32_t>("the version");
-  if (version != kVersion)
-    in.fail("unsupported snapshot version " + std::to_string(version) + " (this build reads version " +
+  if (version != kVersion && version != 1)
+    in.fail("unsupported snapshot version " + std::to_string(version) + " (this build reads versions 1 to " +
             std::to_string(kVersion) + ")");
   const auto obs_size = in.get<int64_t>("obs_size");
   const auto action_size = in.get<int64_t>("action_size");
@@ -378,6 +395,15 @@ void EpisodeReplay::from_bytes(std::string_view bytes) {
     const auto terminated = in.get<uint8_t>("an episode's termination flag");
     if (terminated > 1) in.fail("bad termination flag " + std::to_string(terminated));
     e.terminated = terminated == 1;
+    if (version >= 2) {  // version 1 had no per-step terminal flags
+      const auto has_step_terminals = in.get<uint8_t>("an episode's step-terminal layout");
+      if (has_step_terminals > 1) in.fail("bad step-terminal layout flag " + std::to_string(has_step_terminals));
+      if (has_step_terminals == 1) {
+        in.get_array(e.step_terminals, e.length, "step terminal flags");
+        for (const uint8_t flag : e.step_terminals)
+          if (flag > 1) in.fail("bad step terminal flag " + std::to_string(flag));
+      }
+    }
     if (options_.byte_observations)
       in.get_array(e.obs_bytes, (e.length + 1) * obs_size, "observations");
     else

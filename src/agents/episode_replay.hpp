@@ -3,7 +3,8 @@
 //
 // Layout. The buffer is a FIFO deque of episodes; each episode keeps its own contiguous arrays: o_0..o_L
 // ((L+1)·obs_size floats, or bytes with byte_observations), a_0..a_{L-1} (L·action_size floats, raw env layout) and
-// r_0..r_{L-1}, plus its length and whether it terminated. `capacity` counts transitions (sum of L); adding an
+// r_0..r_{L-1}, plus its length, whether it terminated, and per-step terminal flags where some step before the end
+// is terminal (meta-RL goal states). `capacity` counts transitions (sum of L); adding an
 // episode that does not fit evicts whole episodes from the front. The final observation is stored once per episode,
 // so an episode costs L transitions of capacity plus one extra observation row (like seq_efficient's padding slot,
 // which it counts as a transition, while seq_vanilla stores every observation twice, as obs and obs2).
@@ -65,7 +66,8 @@ struct ReplayBatch {
   torch::Tensor prev_actions;  ///< [R+1, B, action_size]: prev_actions[t+1] = actions[t]; 0 where `starts`
   torch::Tensor prev_rewards;  ///< [R+1, B]: likewise for rewards
   torch::Tensor rewards;       ///< [R, B]
-  torch::Tensor terminated;    ///< [R, B]: 1 at the last step of an episode that terminated (not truncated), else 0
+  torch::Tensor terminated;    ///< [R, B]: 1 at the last step of an episode that terminated (not truncated) and
+                               ///< at steps add_episode marked terminal, else 0
   torch::Tensor mask;          ///< [R, B]: 1 on the seq_len window's real steps, 0 on burn-in rows and padding
   torch::Tensor starts;        ///< [R+1, B] bool: true at each column's first real row (the memory resets before it)
   int64_t burn_in = 0, seq_len = 0;
@@ -78,10 +80,13 @@ class EpisodeReplay {
 
   /// obs: (L+1)*obs_size floats (o_0..o_L, o_L the final obs the episode ended on), actions: L*action_size,
   /// rewards: L. L >= 1. `terminated`: the episode ended by termination (true) or by truncation/time-out (false).
-  /// Throws std::invalid_argument (leaving the buffer unchanged) on inconsistent sizes, an episode longer than
-  /// capacity, or an observation byte_observations cannot store.
+  /// `step_terminals`: empty, or L flags (0/1) that mark further steps terminal for the TD target while the episode
+  /// goes on (pomdp-baselines' meta-RL replay: is_goal_state() on every step); a sampled step's `terminated` is its
+  /// flag, or 1 on the last step of a terminated episode. Throws std::invalid_argument (leaving the buffer
+  /// unchanged) on inconsistent sizes, an episode longer than capacity, or an observation byte_observations cannot
+  /// store.
   void add_episode(std::span<const float> obs, std::span<const float> actions, std::span<const float> rewards,
-                   bool terminated);
+                   bool terminated, std::span<const uint8_t> step_terminals = {});
 
   int64_t num_transitions() const { return num_transitions_; }
   int64_t num_episodes() const { return static_cast<int64_t>(episodes_.size()); }
@@ -110,10 +115,11 @@ class EpisodeReplay {
   struct Episode {
     int64_t length = 0;
     bool terminated = false;
-    std::vector<float> obs;          ///< (length+1)*obs_size, unless byte_observations
-    std::vector<uint8_t> obs_bytes;  ///< (length+1)*obs_size, when byte_observations
-    std::vector<float> actions;      ///< length*action_size
-    std::vector<float> rewards;      ///< length
+    std::vector<float> obs;               ///< (length+1)*obs_size, unless byte_observations
+    std::vector<uint8_t> obs_bytes;       ///< (length+1)*obs_size, when byte_observations
+    std::vector<float> actions;           ///< length*action_size
+    std::vector<float> rewards;           ///< length
+    std::vector<uint8_t> step_terminals;  ///< length flags, or empty when no step before the end is terminal
   };
 
   /// Cumulative valid-start counts for one seq_len: prefix[i] - base = Σ_{j<=i} n_j over the stored episodes.

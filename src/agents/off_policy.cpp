@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "agents/checkpoint.hpp"
 #include "agents/off_policy_losses.hpp"
@@ -479,11 +480,40 @@ OffPolicyTrainer::EvalResult OffPolicyTrainer::evaluate(envs::VecEnv& envs, uint
   OffPolicyActingPolicy policy(agent_, config_, device_);
   EpisodeTally tally;
   const auto generator = generator_for(torch_stream);
-  run_episodes(envs, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, envs.num_envs()),
-               /*deterministic=*/true, generator, false, [&](EpisodeRecord&& r) { tally.add(r); });
+  std::set<int> tasks_played;
+  const auto on_episode = [&](EpisodeRecord&& r) {
+    tally.add(r);
+    if (r.task >= 0) tasks_played.insert(r.task);
+  };
+  if (const int tasks = each_task_evaluation_tasks(envs, split); tasks > 0) {
+    // pomdp-baselines' evaluate(): every held-out task once, and train_tasks[:n_eval] once each. Round k pins task
+    // k·N + i on env i; the rounds share the generator, which goes on from one to the next.
+    const int n = envs.num_envs();
+    for (int first = 0; first < tasks; first += n) {
+      std::vector<int64_t> quota(static_cast<size_t>(n), 0);
+      for (int i = 0; i < n && first + i < tasks; ++i) {
+        envs.pin_task(i, first + i);
+        quota[static_cast<size_t>(i)] = 1;
+      }
+      run_episodes(envs, policy, spec_, quota, /*deterministic=*/true, generator, false, on_episode);
+    }
+    for (int i = 0; i < n; ++i) envs.pin_task(i, -1);
+  } else {
+    run_episodes(envs, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, envs.num_envs()),
+                 /*deterministic=*/true, generator, false, on_episode);
+  }
   agent_->train();
-  return {tally.mean_return(), tally.std_return(),
-          envs.reports_success() ? tally.success_rate() : std::numeric_limits<double>::quiet_NaN()};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return {tally.mean_return(), tally.std_return(), envs.reports_success() ? tally.success_rate() : nan,
+          static_cast<double>(tally.episodes()),
+          envs.split_size() > 0 ? static_cast<double>(tasks_played.size()) : nan};
+}
+
+int OffPolicyTrainer::each_task_evaluation_tasks(const envs::VecEnv& envs, uint64_t split) const {
+  if (!config_.algo.off_policy.eval_each_task || envs.split_size() == 0) return 0;
+  // Split 0 is the held-out tasks; the training split is evaluated on as many of its tasks (all of them in the
+  // SHM splits, where there are fewer training tasks).
+  return split == 0 ? envs.split_size() : std::min(envs.split_size(), eval_envs_->split_size());
 }
 
 TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested) {
@@ -527,7 +557,10 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       int64_t new_steps = 0;
       EpisodeTally tally;
       for (const auto& r : records) {
-        replay_->add_episode(r.obs, r.actions, r.rewards, r.terminated);
+        // goal_states is empty unless the env reports them (meta-RL): pomdp-baselines' per-step terminal flags.
+        replay_->add_episode(
+            r.obs, r.actions, r.rewards, r.terminated,
+            op.goal_state_terminal ? std::span<const uint8_t>(r.goal_states) : std::span<const uint8_t>());
         new_steps += r.length;
         tally.add(r);
       }
@@ -569,7 +602,7 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
     summary.rollout_seconds += collect_seconds;
     summary.update_seconds += seconds - collect_seconds;
 
-    EvalResult eval{nan, nan, nan}, train_split_eval{nan, nan, nan};
+    EvalResult eval{nan, nan, nan, nan, nan}, train_split_eval{nan, nan, nan, nan, nan};
     if (op.eval_interval > 0 && episodes_ >= next_eval_episodes_) {
       eval = evaluate(*eval_envs_, 0);
       if (train_split_eval_envs_) train_split_eval = evaluate(*train_split_eval_envs_, 1);
@@ -589,6 +622,7 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
           {"charts/update_seconds", seconds - collect_seconds},
           {"eval/episode_return_mean", eval_mean},
           {"eval/episode_return_std", eval.return_std},
+          {"eval/episodes", eval.episodes},
           {"losses/critic_loss", stats.critic_loss},
           {"losses/actor_loss", stats.actor_loss},
           {"losses/alpha", stats.updates > 0 ? stats.alpha : alpha()},
@@ -602,6 +636,8 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
       }
       if (train_split_eval_envs_) {
         scalars.emplace_back("eval/train_tasks_episode_return_mean", train_split_eval.return_mean);
+        scalars.emplace_back("eval/tasks", eval.distinct_tasks);
+        scalars.emplace_back("eval/train_tasks", train_split_eval.distinct_tasks);
         if (envs_->reports_success())
           scalars.emplace_back("eval/train_tasks_success_rate", train_split_eval.success_rate);
       }

@@ -93,13 +93,16 @@ class OffPolicyTrainer : public Trainer {
   int64_t updates() const { return updates_; }
 
  private:
-  void collect_and_store(const std::vector<EpisodeRecord>& episodes);
   int64_t updates_due(int64_t new_steps, bool warmup_just_ended) const;
   /// Deterministic evaluation episodes on `envs` (the held-out tasks' eval envs, or the training tasks').
   struct EvalResult {
     double return_mean, return_std, success_rate;  ///< success_rate: NaN for envs without a notion of success
+    double episodes = 0, distinct_tasks = 0;       ///< distinct_tasks: NaN for envs without tasks
   };
   EvalResult evaluate(envs::VecEnv& envs, uint64_t split);
+  /// How many tasks of `envs`' split an evaluation plays once each (eval_each_task); 0: eval_episodes episodes on
+  /// tasks drawn at random (envs without a task split, or eval_each_task off).
+  int each_task_evaluation_tasks(const envs::VecEnv& envs, uint64_t split) const;
   nlohmann::json trainer_state() const;
   void save();
   NamedOptimizers optimizers();

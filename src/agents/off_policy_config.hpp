@@ -36,8 +36,16 @@ struct OffPolicyConfig {
   double updates_per_step = 1.0;
   /// Evaluate the deterministic policy every this many training episodes (0: never).
   int eval_interval = 50;
-  /// Episodes per periodic evaluation, on separate eval envs.
+  /// Episodes per periodic evaluation, on separate eval envs. Envs with a task split (Wind, Point Robot) play each
+  /// held-out task once instead while eval_each_task is on.
   int eval_episodes = 16;
+  /// Envs with a task split: each evaluation plays every held-out task once, and the first as many training tasks
+  /// once each, as pomdp-baselines' evaluate() does; false: eval_episodes episodes on tasks drawn uniformly.
+  bool eval_each_task = true;
+  /// Envs that report goal states (Wind, Point Robot): the replay marks every step that ends in a goal state
+  /// terminal for the TD target, as pomdp-baselines' meta-RL learner stores is_goal_state() (the episode goes on);
+  /// false: only a real termination is terminal.
+  bool goal_state_terminal = true;
   /// Gradient-norm clip of each optimiser step (<= 0: off; pomdp-baselines has none, Memory-RL max_norm 1).
   double grad_clip = 0.0;
 
@@ -55,6 +63,8 @@ struct OffPolicyConfig {
     v.field("updates_per_step", updates_per_step, at_least(0));
     v.field("eval_interval", eval_interval, at_least(0));
     v.field("eval_episodes", eval_episodes, at_least(1));
+    v.field("eval_each_task", eval_each_task);
+    v.field("goal_state_terminal", goal_state_terminal);
     v.field("grad_clip", grad_clip, any_number());
   }
   bool operator==(const OffPolicyConfig&) const = default;

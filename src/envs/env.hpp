@@ -17,6 +17,11 @@ struct StepResult {
   bool truncated = false;   ///< the episode was cut by its length limit (bootstrap from the final obs)
   /// Envs with a goal (reports_success()): the episode reached it. Set on the step that ends the episode.
   bool success = false;
+  /// Meta-RL envs (Wind, Point Robot): whether the state after this step is a goal state (pomdp-baselines'
+  /// is_goal_state(), which its learner stores as the replay's terminal flag on every step; the episode goes on).
+  bool goal_state = false;
+  /// Envs with tasks: the index of this episode's task in the env's whole task list; −1 for envs without tasks.
+  int task = -1;
 };
 
 class Env {
@@ -33,6 +38,14 @@ class Env {
   /// Whether the env has a notion of success (a goal reached), reported in StepResult::success; trainers log a
   /// success rate only for such envs.
   virtual bool reports_success() const { return false; }
+  /// Whether StepResult::goal_state is meaningful (meta-RL envs with pomdp-baselines' is_goal_state()).
+  virtual bool reports_goal_state() const { return false; }
+  /// Meta-RL envs with a task split (env.options.task_split): the number of tasks in this env's split; 0 otherwise.
+  virtual int split_size() const { return 0; }
+  /// Makes the following resets play the split's task `index` (in split order) instead of one drawn uniformly; −1
+  /// draws again. Evaluation uses it to play every held-out task once, as the reference does. Throws rlm::EnvError
+  /// for an env without a split or an index outside it.
+  virtual void pin_task(int index);
   /// Draws what the reference draws once per env instance rather than per episode (Visual Match's colour permutation)
   /// from `seed`. VecEnv calls it once per env when it builds them, with a seed derived from its own and the env's
   /// index, so a run resumed from a checkpoint rebuilds the same instances. An env that is never given one behaves as

@@ -66,6 +66,8 @@ VecEnv::VecEnv(EnvFactory factory, int num_envs, int num_threads, uint64_t seed)
   terminated_.assign(n, 0);
   truncated_.assign(n, 0);
   successes_.assign(n, 0);
+  goal_states_.assign(n, 0);
+  tasks_.assign(n, -1);
   episode_counters_.assign(n, 0);
   // Static contiguous chunks: the partition (not the thread timing) fixes which thread steps which env.
   for (int c = 0; c <= num_threads_; ++c)
@@ -150,7 +152,8 @@ void VecEnv::run_chunk(int chunk) noexcept {
       if (task_ == Task::Reset) {
         reset_env(i);
         rewards_[u] = 0.0f;
-        terminated_[u] = truncated_[u] = successes_[u] = 0;
+        terminated_[u] = truncated_[u] = successes_[u] = goal_states_[u] = 0;
+        tasks_[u] = -1;
         continue;
       }
       float* obs = obs_.data() + u * d;
@@ -159,6 +162,8 @@ void VecEnv::run_chunk(int chunk) noexcept {
       terminated_[u] = r.terminated;
       truncated_[u] = r.truncated;
       successes_[u] = r.success;
+      goal_states_[u] = r.goal_state;
+      tasks_[u] = r.task;
       if (r.terminated || r.truncated) {
         // Keep the last obs for bootstrapping on truncation before the reset overwrites the row.
         std::copy(obs, obs + d, final_obs_.data() + u * d);

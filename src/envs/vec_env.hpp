@@ -45,6 +45,11 @@ class VecEnv {
   int64_t max_episode_steps() const { return envs_[0]->max_episode_steps(); }
   const std::string& id() const { return envs_[0]->id(); }
   bool reports_success() const { return envs_[0]->reports_success(); }
+  bool reports_goal_state() const { return envs_[0]->reports_goal_state(); }
+  /// The tasks in each env's split (meta-RL envs with env.options.task_split; 0 otherwise).
+  int split_size() const { return envs_[0]->split_size(); }
+  /// Env::pin_task on env `env`: its following resets play split task `index` (−1: drawn again).
+  void pin_task(int env, int index) { envs_.at(static_cast<size_t>(env))->pin_task(index); }
 
   /// Starts a new episode in every env (episode index = its episode counter, which then increments).
   void reset();
@@ -60,6 +65,9 @@ class VecEnv {
   std::span<const uint8_t> truncated() const { return truncated_; }
   /// Where an episode ended this step: whether it reached its goal (envs that report_success()).
   std::span<const uint8_t> successes() const { return successes_; }
+  /// StepResult::goal_state and StepResult::task of each env's last step (false and −1 right after a reset).
+  std::span<const uint8_t> goal_states() const { return goal_states_; }
+  std::span<const int> tasks() const { return tasks_; }
 
   /// Episodes started per env; env i's next reset starts episode episode_counters()[i].
   const std::vector<uint64_t>& episode_counters() const { return episode_counters_; }
@@ -84,7 +92,8 @@ class VecEnv {
 
   std::vector<std::unique_ptr<Env>> envs_;
   std::vector<float> obs_, final_obs_, rewards_;
-  std::vector<uint8_t> terminated_, truncated_, successes_;
+  std::vector<uint8_t> terminated_, truncated_, successes_, goal_states_;
+  std::vector<int> tasks_;
   std::vector<uint64_t> episode_counters_;
   std::vector<int> chunk_begin_;  // chunk c covers envs [chunk_begin_[c], chunk_begin_[c + 1])
 

@@ -18,6 +18,9 @@ class Wrapper : public Env {
   const Space& action_space() const override { return inner_->action_space(); }
   int64_t max_episode_steps() const override { return inner_->max_episode_steps(); }
   bool reports_success() const override { return inner_->reports_success(); }
+  bool reports_goal_state() const override { return inner_->reports_goal_state(); }
+  int split_size() const override { return inner_->split_size(); }
+  void pin_task(int index) override { inner_->pin_task(index); }
   void seed_instance(uint64_t seed) override { inner_->seed_instance(seed); }
   /// The wrapped env's state, as popgym's POPGymWrapper forwards state_space and get_state().
   const Space* state_space() const override { return inner_->state_space(); }

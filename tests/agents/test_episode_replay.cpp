@@ -34,6 +34,7 @@ struct Episode {
   int64_t id = 0, length = 0;
   bool terminated = false;
   std::vector<float> obs, actions, rewards;
+  std::vector<uint8_t> step_terminals;  ///< empty, or one flag per step (meta-RL goal states)
 };
 
 float obs_value(int64_t id, int64_t k, int64_t j) { return static_cast<float>(1000 * id + 10 * k + j + 1); }
@@ -41,7 +42,7 @@ float action_value(int64_t id, int64_t k, int64_t j) { return -obs_value(id, k, 
 float reward_value(int64_t id, int64_t k) { return static_cast<float>(1000 * id + k) + 0.5f; }
 
 Episode make_episode(int64_t id, int64_t length, bool terminated, int64_t obs_size = kObs, int64_t action_size = kAct) {
-  Episode e{id, length, terminated, {}, {}, {}};
+  Episode e{id, length, terminated, {}, {}, {}, {}};
   for (int64_t k = 0; k <= length; ++k)
     for (int64_t j = 0; j < obs_size; ++j) e.obs.push_back(obs_value(id, k, j));
   for (int64_t k = 0; k < length; ++k) {
@@ -51,7 +52,16 @@ Episode make_episode(int64_t id, int64_t length, bool terminated, int64_t obs_si
   return e;
 }
 
-void add(EpisodeReplay& buffer, const Episode& e) { buffer.add_episode(e.obs, e.actions, e.rewards, e.terminated); }
+void add(EpisodeReplay& buffer, const Episode& e) {
+  buffer.add_episode(e.obs, e.actions, e.rewards, e.terminated, e.step_terminals);
+}
+
+/// Marks every third step (k % 3 == 1) terminal, as goal states would be.
+Episode with_step_terminals(Episode e) {
+  e.step_terminals.assign(static_cast<size_t>(e.length), 0);
+  for (int64_t k = 1; k < e.length; k += 3) e.step_terminals[static_cast<size_t>(k)] = 1;
+  return e;
+}
 
 EpisodeReplayOptions options(int64_t capacity = 1000, int64_t obs_size = kObs, int64_t action_size = kAct) {
   EpisodeReplayOptions o;
@@ -107,7 +117,8 @@ ReplayBatch reference(const ReplayBatch& batch, const std::map<int64_t, Episode>
       if (!real) continue;
       for (int64_t j = 0; j < as; ++j) act[r][b][j] = action_value(id, k, j);
       rew[r][b] = reward_value(id, k);
-      term[r][b] = e.terminated && k == L - 1 ? 1.0f : 0.0f;
+      const bool step_terminal = !e.step_terminals.empty() && e.step_terminals[static_cast<size_t>(k)] != 0;
+      term[r][b] = (e.terminated && k == L - 1) || step_terminal ? 1.0f : 0.0f;
       mask[r][b] = k >= s ? 1.0f : 0.0f;
     }
   }
@@ -505,6 +516,7 @@ TEST_CASE("snapshots restore the buffer exactly", "[agents][episode_replay]") {
   // Byte observations hold integers up to 255: episode ids stay 0 and steps small enough.
   const auto episode = [&](int64_t i, int64_t length) {
     Episode e = make_episode(bytes_layout ? 0 : i, length, i % 3 != 0);
+    if (i % 4 == 1) e = with_step_terminals(e);
     if (bytes_layout)
       for (float& v : e.obs) v = std::fmod(v + static_cast<float>(7 * i), 256.0f);
     return e;
@@ -553,14 +565,16 @@ TEST_CASE("snapshots restore the buffer exactly", "[agents][episode_replay]") {
       CHECK_THROWS_AS(target.from_bytes(bytes.substr(0, n)), std::runtime_error);
     CHECK_THROWS_AS(target.from_bytes(bytes + '\0'), std::runtime_error);
     // Header fields: magic 0..7, version 8, obs_size 12, action_size 20, layout 28, capacity 29, episodes 37,
-    // transitions 45, then the first episode's length at 53 and its termination flag at 61.
+    // transitions 45, then the first episode's length at 53, its termination flag at 61 and whether step terminal
+    // flags follow at 62.
     const auto patched = [&](size_t at, auto value) {
       std::string b = bytes;
       std::memcpy(b.data() + at, &value, sizeof(value));
       return b;
     };
     CHECK_THROWS_WITH(target.from_bytes(patched(0, 'X')), Catch::Contains("magic"));
-    CHECK_THROWS_WITH(target.from_bytes(patched(8, uint32_t{2})), Catch::Contains("version 2"));
+    CHECK_THROWS_WITH(target.from_bytes(patched(8, uint32_t{3})), Catch::Contains("version 3"));
+    CHECK_THROWS_WITH(target.from_bytes(patched(8, uint32_t{0})), Catch::Contains("version 0"));
     CHECK_THROWS_WITH(target.from_bytes(patched(12, int64_t{4})), Catch::Contains("obs_size 4"));
     CHECK_THROWS_WITH(target.from_bytes(patched(20, int64_t{1})), Catch::Contains("action_size 1"));
     CHECK_THROWS_AS(target.from_bytes(patched(28, static_cast<uint8_t>(bytes_layout ? 0 : 1))), std::runtime_error);
@@ -570,11 +584,62 @@ TEST_CASE("snapshots restore the buffer exactly", "[agents][episode_replay]") {
     CHECK_THROWS_AS(target.from_bytes(patched(53, int64_t{1} << 40)), std::runtime_error);
     CHECK_THROWS_AS(target.from_bytes(patched(53, int64_t{0})), std::runtime_error);
     CHECK_THROWS_AS(target.from_bytes(patched(61, uint8_t{7})), std::runtime_error);
+    CHECK_THROWS_AS(target.from_bytes(patched(62, uint8_t{7})), std::runtime_error);
     EpisodeReplayOptions other = o;
     other.byte_observations = !bytes_layout;
     CHECK_THROWS_WITH(EpisodeReplay(other).from_bytes(bytes), Catch::Contains("stores observations as"));
     CHECK(target.to_bytes() == before);
   }
+}
+
+TEST_CASE("step terminal flags mark steps terminal inside an episode", "[agents][episode_replay]") {
+  EpisodeReplay buffer(options());
+  std::map<int64_t, Episode> episodes;
+  for (int64_t id = 1; id <= 6; ++id) {
+    Episode e = make_episode(id, 4 + id, id % 2 == 0);
+    if (id % 3 != 0) e = with_step_terminals(e);
+    add(buffer, e);
+    episodes[id] = e;
+  }
+  std::mt19937_64 rng(3);
+  for (const auto& [seq_len, burn_in] : {std::pair{int64_t{0}, int64_t{0}}, std::pair{int64_t{3}, int64_t{2}}}) {
+    const ReplayBatch batch = buffer.sample(64, seq_len, burn_in, 0.0, rng);
+    check_against_reference(batch, episodes);
+    CHECK(batch.terminated.sum().item<float>() > 0);
+  }
+  // A whole-episode window of one episode, literally: steps 1 and 4 of 5 (and not the truncated end).
+  EpisodeReplay single(options());
+  add(single, with_step_terminals(make_episode(1, 5, false)));
+  const ReplayBatch batch = single.sample(1, 0, 0, 0.0, rng);
+  CHECK(torch::equal(batch.terminated.flatten(), torch::tensor({0.0f, 1.0f, 0.0f, 0.0f, 1.0f})));
+  // Sizes and values are checked.
+  Episode bad = make_episode(2, 5, false);
+  bad.step_terminals = {0, 1};
+  CHECK_THROWS_WITH(add(single, bad), Catch::Contains("step terminal flags"));
+  bad.step_terminals = {0, 0, 2, 0, 0};
+  CHECK_THROWS_WITH(add(single, bad), Catch::Contains("0 or 1"));
+  CHECK(single.num_episodes() == 1);
+}
+
+TEST_CASE("version-1 snapshots (before step terminal flags) are still read", "[agents][episode_replay]") {
+  EpisodeReplay buffer(options());
+  add(buffer, make_episode(1, 4, true));
+  add(buffer, make_episode(2, 6, false));
+  const std::string v2 = buffer.to_bytes();
+  // Version 1 is version 2 without each episode's step-terminal layout byte (after its termination flag).
+  std::string v1 = v2;
+  const uint32_t one = 1;
+  std::memcpy(v1.data() + 8, &one, sizeof(one));
+  const auto episode_bytes = [](int64_t length) {
+    return static_cast<size_t>(8 + 1 + 1 + (length + 1) * kObs * 4 + length * (kAct + 1) * 4);
+  };
+  const size_t first = 53, second = first + episode_bytes(4);
+  v1.erase(second + 9, 1);  // the later one first, so the earlier offset stays valid
+  v1.erase(first + 9, 1);
+  REQUIRE(v1.size() == v2.size() - 2);
+  EpisodeReplay restored(options());
+  restored.from_bytes(v1);
+  CHECK(restored.to_bytes() == v2);
 }
 
 TEST_CASE("bad arguments are refused", "[agents][episode_replay]") {

@@ -1,6 +1,7 @@
 // The off-policy trainers end to end on CPU: padding never changes an update, a stopped and resumed run (replay
 // buffer in the checkpoint) is bitwise the uninterrupted one, every memory backend trains under SAC-D, SAC and TD3
-// run on Box actions, and wrong action spaces are config errors.
+// run on Box actions, wrong action spaces are config errors, and meta envs are evaluated on every held-out task once
+// with goal states stored as replay terminals.
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
@@ -14,6 +15,7 @@
 
 namespace fs = std::filesystem;
 using rlm::agents::OffPolicyTrainer;
+using rlm::agents::ReplayBatch;
 using rlm::test::fresh_dir;
 using rlm::test::metrics_without_timing;
 
@@ -241,4 +243,53 @@ TEST_CASE("off-policy: α starts where the config says and only a tuned α learn
   OffPolicyTrainer constant(fixed, fresh_dir("op-alpha-3"));
   CHECK(constant.agent()->log_alpha.item<double>() == Approx(std::log(0.2)));
   CHECK_FALSE(constant.agent()->log_alpha.requires_grad());
+}
+
+TEST_CASE("off-policy: meta envs evaluate every held-out task once and store goal states as terminal",
+          "[agents][off_policy]") {
+  // Point Robot's original variant: 80 training and 20 held-out tasks, two inner episodes of 60 steps.
+  auto config = tiny_config("sac", "meta/PointRobot", 4 * 2 * 120);  // four iterations of two episodes
+  config.env.options.variant = "original";
+  config.algo.off_policy.eval_interval = 2;  // after the 2 warm-up episodes and every iteration
+  config.algo.off_policy.eval_episodes = 3;
+  const auto last_eval = [](const fs::path& dir) {
+    nlohmann::json found;
+    for (const auto& row : metrics_without_timing(dir))
+      if (row.contains("eval/episodes") && !row["eval/episodes"].is_null()) found = row;
+    return found;
+  };
+  SECTION("each task once: pomdp-baselines' evaluate()") {
+    const auto dir = fresh_dir("op-meta-each-task");
+    OffPolicyTrainer trainer(config, dir);
+    trainer.train();
+    const auto row = last_eval(dir);
+    REQUIRE_FALSE(row.is_null());
+    CHECK(row["eval/episodes"] == 20.0);
+    CHECK(row["eval/tasks"] == 20.0);        // every held-out task, none twice
+    CHECK(row["eval/train_tasks"] == 20.0);  // train_tasks[:n_eval]
+
+    // The replay's terminal flags are the goal states: on Point Robot, whether the step's reward was earned, except
+    // after step H, where the check reads the second inner episode's start state (the reference's quirk).
+    const ReplayBatch batch = trainer.sample_batch(0);
+    REQUIRE(batch.seq_len == 120);  // whole episodes: two inner episodes of H = 60
+    const auto rewarded = batch.rewards * batch.mask;
+    REQUIRE(rewarded.sum().item<float>() > 0);  // the random warm-up found some goal
+    const auto terminal = batch.terminated * batch.mask;
+    using torch::indexing::None;
+    using torch::indexing::Slice;
+    CHECK(torch::equal(terminal.index({Slice(0, 59)}), rewarded.index({Slice(0, 59)})));
+    CHECK(torch::equal(terminal.index({Slice(60, None)}), rewarded.index({Slice(60, None)})));
+  }
+  SECTION("options: eval_episodes on drawn tasks, terminal only at a real end") {
+    config.algo.off_policy.eval_each_task = false;
+    config.algo.off_policy.goal_state_terminal = false;
+    const auto dir = fresh_dir("op-meta-drawn-tasks");
+    OffPolicyTrainer trainer(config, dir);
+    trainer.train();
+    const auto row = last_eval(dir);
+    REQUIRE_FALSE(row.is_null());
+    CHECK(row["eval/episodes"] == 3.0);
+    CHECK(row["eval/tasks"].get<double>() <= 3.0);
+    CHECK(trainer.sample_batch(0).terminated.sum().item<float>() == 0);
+  }
 }

@@ -33,8 +33,6 @@ PointRobot::PointRobot(std::string id, PointRobotConfig config)
   goal_radius_ = shm ? 0.05 : 0.2;
   const int n_train = config.train_tasks > 0 ? config.train_tasks : (shm ? 50 : 80);
   if (n_train >= n) throw EnvError(fmt::format("{}: train_tasks must be below the {} tasks, got {}", id_, n, n_train));
-  if (config.task_split != "train" && config.task_split != "eval")
-    throw EnvError(fmt::format("{}: task_split must be train or eval, got '{}'", id_, config.task_split));
 
   // The SHM constructor's np.random.seed(1337); the original's generator as system.reproduce(seed = 1) leaves it.
   NumpyLegacyRng numpy(shm ? 1337 : 1);
@@ -51,16 +49,12 @@ PointRobot::PointRobot(std::string id, PointRobotConfig config)
   numpy.uniform(-1.5, 1.5);  // reset_task(0) in SparsePointEnv.__init__
   numpy.uniform(-0.5, 1.5);
   const std::vector<int> perm = numpy.permutation(n);  // the learner's split continues the same stream
-  if (config.task_split == "train") {
-    split_.assign(perm.begin(), perm.begin() + n_train);
-  } else {
-    split_.assign(perm.begin() + n_train, perm.end());
-  }
+  split_ = TaskSplit(id_, perm, n_train, config.task_split);
 }
 
 void PointRobot::reset(uint64_t seed, std::span<float> obs) {
   rng_.reseed(seed);
-  const int task = split_[rng_.uniform_int(split_.size())];
+  const int task = split_.next(rng_);
   Point start, second;
   for (Point* p : {&start, &second}) {
     const double x = rng_.uniform(-1.5, 1.5);
@@ -117,7 +111,9 @@ StepResult PointRobot::step(std::span<const float> action, std::span<float> obs)
       running_ = false;
     }
   }
-  reached_ = reached_ || is_goal_state();  // the learner's check, after the wrapper's step
+  r.goal_state = is_goal_state();  // the learner's check, after the wrapper's step
+  r.task = task_;
+  reached_ = reached_ || r.goal_state;
   if (r.truncated) r.success = reached_;
   return r;
 }

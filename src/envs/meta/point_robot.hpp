@@ -35,15 +35,17 @@
 //     seed (only the SHM copy seeds the constructor);
 //   - the reward is +0 outside the goal radius (the reference's −0.0);
 //   - is_goal_state() sums dx² + dy² in plain double where numpy's norm uses BLAS ddot (which may fuse); the two can
-//     differ in the last bit, which matters only for a state within an ulp of the goal radius;
-//   - pomdp-baselines stores the replay's terminal flag as is_goal_state() on every step of a meta env while the
-//     episode goes on (policies/learner.py); our replay stores terminal = false until the end.
+//     differ in the last bit, which matters only for a state within an ulp of the goal radius.
+// Each step reports is_goal_state() as StepResult::goal_state (pomdp-baselines' learner stores it as the replay's
+// terminal flag while the episode goes on: algo.off_policy.goal_state_terminal) and the task as StepResult::task;
+// pin_task() plays a given split task, for the reference's evaluation of every held-out task once.
 #pragma once
 #include <array>
 #include <string>
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/meta/task_split.hpp"
 #include "envs/rng.hpp"
 
 namespace rlm::envs::meta {
@@ -65,6 +67,9 @@ class PointRobot final : public Env {
   const Space& action_space() const override { return action_space_; }
   int64_t max_episode_steps() const override { return 2 * horizon_; }
   bool reports_success() const override { return true; }
+  bool reports_goal_state() const override { return true; }
+  int split_size() const override { return split_.size(); }
+  void pin_task(int index) override { split_.pin(id_, index); }
   void reset(uint64_t seed, std::span<float> obs) override;
   StepResult step(std::span<const float> action, std::span<float> obs) override;
 
@@ -73,7 +78,7 @@ class PointRobot final : public Env {
   void reset_task(int task, const Point& start, const Point& second_start, std::span<float> obs);
 
   const std::vector<Point>& goals() const { return goals_; }
-  const std::vector<int>& split_tasks() const { return split_; }  ///< the tasks of this env's split, in order
+  const std::vector<int>& split_tasks() const { return split_.tasks(); }  ///< the tasks of this env's split, in order
   int task() const { return task_; }
   double goal_radius() const { return goal_radius_; }
   int64_t inner_horizon() const { return horizon_; }  ///< H, the steps of one inner episode
@@ -87,7 +92,7 @@ class PointRobot final : public Env {
   Space action_space_ = Space::box({-1, -1}, {1, 1});
   Rng rng_;
   std::vector<Point> goals_;
-  std::vector<int> split_;
+  TaskSplit split_;
   int64_t horizon_;
   double goal_radius_;
   int task_ = 0;

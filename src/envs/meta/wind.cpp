@@ -31,8 +31,6 @@ Wind::Wind(std::string id, WindConfig config)
   goal_radius_ = shm ? 0.01 : 0.03;
   const int n_train = config.train_tasks > 0 ? config.train_tasks : (shm ? 50 : 40);
   if (n_train >= n) throw EnvError(fmt::format("{}: train_tasks must be below the {} tasks, got {}", id_, n, n_train));
-  if (config.task_split != "train" && config.task_split != "eval")
-    throw EnvError(fmt::format("{}: task_split must be train or eval, got '{}'", id_, config.task_split));
 
   NumpyLegacyRng numpy(1337);  // the constructor's np.random.seed(1337)
   for (int i = 0; i < n; ++i) {
@@ -42,16 +40,12 @@ Wind::Wind(std::string id, WindConfig config)
   // The learner's split continues the same stream: train = perm[:n_train], eval = perm[n_train:] (perm[−n_eval:]
   // with n_eval = n − n_train, as every paper config has it).
   const std::vector<int> perm = numpy.permutation(n);
-  if (config.task_split == "train") {
-    split_.assign(perm.begin(), perm.begin() + n_train);
-  } else {
-    split_.assign(perm.begin() + n_train, perm.end());
-  }
+  split_ = TaskSplit(id_, perm, n_train, config.task_split);
 }
 
 void Wind::reset(uint64_t seed, std::span<float> obs) {
   rng_.reseed(seed);
-  reset_task(split_[rng_.uniform_int(split_.size())], obs);
+  reset_task(split_.next(rng_), obs);
 }
 
 void Wind::reset_task(int task, std::span<float> obs) {
@@ -78,6 +72,8 @@ StepResult Wind::step(std::span<const float> action, std::span<float> obs) {
   reached_ = reached_ || in_goal;
   StepResult r;
   r.reward = in_goal ? 1.0f : 0.0f;
+  r.goal_state = in_goal;  // WindEnv.is_goal_state() is the same test on the same state
+  r.task = task_;
   if (++t_ >= horizon_) {
     r.truncated = true;
     r.success = reached_;

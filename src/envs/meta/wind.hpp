@@ -15,14 +15,16 @@
 // (test_golden_meta_toys.cpp).
 // Obs: s as float32 (the reference returns float64). The episode ends after H steps, reported as truncated (the
 // learner bootstraps through a time-out). Success: the goal was reached at some step.
-// Not reproduced: pomdp-baselines stores the replay's terminal flag as is_goal_state() on every step of a meta env
-// while the episode goes on (policies/learner.py); our replay stores terminal = false until the end.
+// Each step reports is_goal_state() as StepResult::goal_state (pomdp-baselines' learner stores it as the replay's
+// terminal flag while the episode goes on: algo.off_policy.goal_state_terminal) and the task as StepResult::task;
+// pin_task() plays a given split task, for the reference's evaluation of every held-out task once.
 #pragma once
 #include <array>
 #include <string>
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/meta/task_split.hpp"
 #include "envs/rng.hpp"
 
 namespace rlm::envs::meta {
@@ -43,6 +45,9 @@ class Wind final : public Env {
   const Space& action_space() const override { return action_space_; }
   int64_t max_episode_steps() const override { return horizon_; }
   bool reports_success() const override { return true; }
+  bool reports_goal_state() const override { return true; }
+  int split_size() const override { return split_.size(); }
+  void pin_task(int index) override { split_.pin(id_, index); }
   void reset(uint64_t seed, std::span<float> obs) override;
   StepResult step(std::span<const float> action, std::span<float> obs) override;
 
@@ -50,7 +55,7 @@ class Wind final : public Env {
   void reset_task(int task, std::span<float> obs);
 
   const std::vector<std::array<double, 2>>& winds() const { return winds_; }
-  const std::vector<int>& split_tasks() const { return split_; }  ///< the tasks of this env's split, in order
+  const std::vector<int>& split_tasks() const { return split_.tasks(); }  ///< the tasks of this env's split, in order
   int task() const { return task_; }
   double goal_radius() const { return goal_radius_; }
   const std::array<double, 2>& state() const { return state_; }
@@ -61,7 +66,7 @@ class Wind final : public Env {
   Space action_space_ = Space::box({-1, -1}, {1, 1});
   Rng rng_;
   std::vector<std::array<double, 2>> winds_;
-  std::vector<int> split_;
+  TaskSplit split_;
   int64_t horizon_;
   double goal_radius_;
   int task_ = 0;
