@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(cmake ninja-build g++ python3 python3-venv libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2
   libbox2d-dev zlib1g-dev)
 # popgym and mazelib: the reference package, for scripts/record_popgym.py and the Python side of the env benchmark.
-PYTHON_REQUIREMENTS="torch==2.11.0 tensorboard==2.21.0 popgym==1.0.7 mazelib==0.9.16"
+# matplotlib: learning curves (`./rlm plot`, scripts/plot_runs.py).
+PYTHON_REQUIREMENTS="torch==2.11.0 tensorboard==2.21.0 popgym==1.0.7 mazelib==0.9.16 matplotlib==3.10.9"
 
 missing=()
 while read -r pkg status; do

@@ -13,5 +13,7 @@ int bench_command(const Args& args);
 int sac_bench_command(const Args& args);
 int memory_bench_command(const Args& args);
 int envs_command(const Args& args);
+int sweep_command(const Args& args);
+int reproduce_command(const Args& args);
 
 }  // namespace rlm::app

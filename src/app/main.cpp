@@ -24,6 +24,15 @@ constexpr const char* kUsage = R"(usage: rlm <command> [options]
   bench-memory [--device D] [--sequences N] [--steps T] [--only TYPE] [--json FILE]
                                              scan and memory backends: minibatch fwd+bwd, step latency
   envs                                       list environment ids with their spaces
+  sweep --config SWEEP.yaml [--jobs N] [--out DIR] [--dry-run]
+                                             train every run of a sweep file with N local workers
+  sweep --config SWEEP.yaml --emit slurm DIR [--partition P --time T --gpus G --cpus C --mem M --concurrency K]
+                                             write a Slurm job array of the same runs
+  sweep --config SWEEP.yaml --collect [--metric TAG]
+                                             final and best values per group, mean ± std over seeds
+  reproduce <paper>/<table> [--budget F] [--seeds N] [--cells A,B] [--jobs N] [--emit slurm DIR] [--collect]
+                                             a paper table's runs, then ours beside the published numbers (--list)
+  plot RUN_DIR... --out DIR [--metrics TAG,...]  learning curves (the ./rlm script runs scripts/plot_runs.py)
 )";
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
@@ -36,9 +45,10 @@ int main(int argc, char** argv) {
   // c10 reads this once, at the first allocation; an explicit setting in the environment wins.
   setenv("THP_MEM_ALLOC_ENABLE", "1", /*overwrite=*/0);
   const std::map<std::string, std::function<int(const rlm::app::Args&)>> commands = {
-      {"train", rlm::app::train_command}, {"eval", rlm::app::eval_command},
-      {"bench", rlm::app::bench_command}, {"bench-memory", rlm::app::memory_bench_command},
-      {"envs", rlm::app::envs_command},
+      {"train", rlm::app::train_command},         {"eval", rlm::app::eval_command},
+      {"bench", rlm::app::bench_command},         {"bench-memory", rlm::app::memory_bench_command},
+      {"envs", rlm::app::envs_command},           {"sweep", rlm::app::sweep_command},
+      {"reproduce", rlm::app::reproduce_command},
   };
   if (argc < 2 || commands.count(argv[1]) == 0) {
     std::fputs(kUsage, argc < 2 ? stdout : stderr);

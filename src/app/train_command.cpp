@@ -8,12 +8,14 @@
 #include <csignal>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "agents/checkpoint.hpp"
 #include "agents/experiment_config.hpp"
 #include "agents/trainer.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
+#include "app/training.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/resume_policy.hpp"
@@ -76,7 +78,9 @@ void report_leftovers(const fs::path& run_dir) {
     fmt::print("[train] removed {} temp file(s) of writes interrupted in an earlier process\n", removed);
 }
 
-int resume(const fs::path& run_dir, const std::vector<std::string>& overrides) {
+}  // namespace
+
+int resume_run(const fs::path& run_dir, const std::vector<std::string>& overrides) {
   std::error_code ec;
   if (!fs::is_directory(run_dir, ec)) throw UsageError(fmt::format("run folder '{}' not found", run_dir.string()));
   const RunFolderLock lock(run_dir);  // before anything in the folder is read for writing or written
@@ -97,22 +101,16 @@ int resume(const fs::path& run_dir, const std::vector<std::string>& overrides) {
   return train_until_done_or_stopped(*trainer, run_dir);
 }
 
-}  // namespace
-
-int train_command(const Args& args) {
-  const auto parsed = parse_args(args, {"config", "resume"}, {}, /*allow_overrides=*/true);
-  const auto config_file = parsed.get("config");
-  const auto resume_dir = parsed.get("resume");
-  if (config_file.has_value() == resume_dir.has_value())
-    throw UsageError("train needs exactly one of --config FILE or --resume RUN_DIR");
-  if (resume_dir) return resume(*resume_dir, parsed.overrides);
-
+int train_new_run(const std::string& config_file, const std::vector<std::string>& overrides,
+                  const std::optional<fs::path>& run_dir_or_new) {
   ConfigOrigins origins;
-  const Config config = load_config(*config_file, parsed.overrides, &origins);
-  const fs::path run_dir = new_run_dir(config);
+  const Config config = load_config(config_file, overrides, &origins);
+  const fs::path run_dir = run_dir_or_new ? *run_dir_or_new : new_run_dir(config);
   // Validates env, model and sizes before anything is written.
-  auto trainer = make_trainer(config, run_dir, origins, *config_file);
+  auto trainer = make_trainer(config, run_dir, origins, config_file);
   std::error_code ec;
+  if (run_dir_or_new && fs::exists(run_dir, ec))
+    throw UsageError(fmt::format("run folder '{}' already exists", run_dir.string()));
   fs::create_directories(run_dir, ec);
   if (ec) throw UsageError(fmt::format("cannot create run folder '{}': {}", run_dir.string(), ec.message()));
   const RunFolderLock lock(run_dir);
@@ -121,6 +119,16 @@ int train_command(const Args& args) {
   if (const int status = train_until_done_or_stopped(*trainer, run_dir); status != 0) return status;
   fmt::print("[train] evaluate with: ./rlm eval --run {} --episodes 100\n", run_dir.string());
   return 0;
+}
+
+int train_command(const Args& args) {
+  const auto parsed = parse_args(args, {"config", "resume"}, {}, /*allow_overrides=*/true);
+  const auto config_file = parsed.get("config");
+  const auto resume_dir = parsed.get("resume");
+  if (config_file.has_value() == resume_dir.has_value())
+    throw UsageError("train needs exactly one of --config FILE or --resume RUN_DIR");
+  if (resume_dir) return resume_run(*resume_dir, parsed.overrides);
+  return train_new_run(*config_file, parsed.overrides, std::nullopt);
 }
 
 }  // namespace rlm::app

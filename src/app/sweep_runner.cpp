@@ -1,0 +1,341 @@
+// The sweep runner shared by `rlm sweep` and `rlm reproduce`; see sweep_runner.hpp.
+#include "app/sweep_runner.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "agents/experiment_config.hpp"
+#include "app/training.hpp"
+#include "core/atomic_file.hpp"
+#include "core/config_io.hpp"
+#include "core/error.hpp"
+
+extern char** environ;
+
+namespace rlm::app {
+namespace fs = std::filesystem;
+namespace {
+
+volatile std::sig_atomic_t g_sweep_stop = 0;
+extern "C" void sweep_stop(int signal) { g_sweep_stop = signal; }
+
+std::string quote(const std::string& s) {
+  if (!s.empty() && s.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;!#~") == std::string::npos) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+fs::path self_executable() { return fs::canonical("/proc/self/exe"); }
+
+std::string shell_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + quote(w);
+  return out;
+}
+
+nlohmann::json manifest(const sweep::SweepSpec& spec, const std::vector<sweep::SweepRun>& runs) {
+  nlohmann::json j = {{"name", spec.name}, {"sweep_file", fs::absolute(spec.file).lexically_normal().string()}};
+  auto& list = j["runs"] = nlohmann::json::array();
+  for (const auto& r : runs) {
+    nlohmann::json swept = nlohmann::json::object();
+    for (const auto& [k, v] : r.swept) swept[k] = v;
+    list.push_back({{"index", r.index},
+                    {"id", r.id},
+                    {"config", r.config.string()},
+                    {"seed", r.seed},
+                    {"overrides", r.overrides},
+                    {"swept", swept}});
+  }
+  return j;
+}
+
+int check_run_configs(const SweepJob& job) {
+  const auto& spec = job.spec;
+  int threads = 1;
+  for (const auto& run : job.runs) {
+    try {
+      threads = std::max(threads, load_config(run.config, run.overrides).experiment.torch_threads);
+    } catch (const std::exception& e) {
+      throw ConfigError(fmt::format("{}: run {} ({}): {}", spec.file.string(), run.index, run.id, e.what()));
+    }
+  }
+  return threads;
+}
+
+std::string last_error_line(const fs::path& log) {
+  std::ifstream in(log);
+  std::string line, error, last;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    last = line;
+    if (line.starts_with("rlm: error:")) error = line;
+  }
+  return error.empty() ? last : error;
+}
+
+// ---- one run (--only I): what a worker and a Slurm array task do ----
+int run_one(const SweepJob& job, int index, bool dry_run) {
+  if (index < 0 || index >= static_cast<int>(job.runs.size()))
+    throw UsageError(
+        fmt::format("--only {}: the sweep has {} runs (0 to {})", index, job.runs.size(), job.runs.size() - 1));
+  const sweep::SweepRun& run = job.runs[static_cast<size_t>(index)];
+  const fs::path& sweep_dir = job.dir;
+  const fs::path dir = sweep_dir / "runs" / run.id;
+  if (fs::exists(dir / "done.json")) {
+    fmt::print("[sweep] run {} ({}) is finished; skipped\n", run.index, run.id);
+    return 0;
+  }
+  const bool has_checkpoint = fs::is_directory(dir / "checkpoints") && !fs::is_empty(dir / "checkpoints");
+  if (dry_run) {
+    fmt::print("{}\n", has_checkpoint ? "rlm train --resume " + quote(dir.string())
+                                      : train_command_line(run) + "  # run folder " + dir.string());
+    return 0;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  try {
+    if (has_checkpoint) {
+      status = resume_run(dir, {});
+    } else {
+      // Died before its first checkpoint, or never started: nothing in the folder is worth keeping.
+      fs::remove_all(dir);
+      fs::create_directories(dir.parent_path());
+      status = train_new_run(run.config.string(), run.overrides, dir);
+    }
+  } catch (const std::exception& e) {
+    if (fs::is_directory(dir))
+      write_file_atomic(dir / "failed.json", nlohmann::json{{"index", run.index}, {"error", e.what()}}.dump(2));
+    throw;
+  }
+  if (status == 0) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fs::remove(dir / "failed.json");
+    write_file_atomic(dir / "done.json",
+                      nlohmann::json{{"index", run.index}, {"id", run.id}, {"seconds", seconds}}.dump(2));
+  }
+  return status;
+}
+
+// ---- local workers ----
+struct Child {
+  const sweep::SweepRun* run;
+  std::chrono::steady_clock::time_point start;
+};
+
+pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
+  const fs::path log = job.dir / "logs" / (run.id + ".log");
+  std::vector<std::string> argv_s = {self_executable().string()};
+  argv_s.insert(argv_s.end(), job.child_command.begin(), job.child_command.end());
+  argv_s.insert(argv_s.end(), {"--only", std::to_string(run.index)});
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw UsageError(fmt::format("cannot start a worker for run {}: {}", run.id, std::strerror(rc)));
+  return pid;
+}
+
+int run_local(const SweepJob& job, int jobs) {
+  const auto& spec = job.spec;
+  const auto& runs = job.runs;
+  const fs::path& sweep_dir = job.dir;
+  fs::create_directories(sweep_dir / "logs");
+  write_file_atomic(sweep_dir / "sweep.json", manifest(spec, runs).dump(2));
+  std::vector<const sweep::SweepRun*> queue;
+  int already = 0;
+  for (const auto& r : runs) {
+    if (fs::exists(sweep_dir / "runs" / r.id / "done.json")) {
+      ++already;
+    } else {
+      queue.push_back(&r);
+    }
+  }
+  fmt::print("[sweep] {}: {} runs ({} finished before), {} worker(s); folder {}\n", spec.name, runs.size(), already,
+             jobs, sweep_dir.string());
+  std::fflush(stdout);
+
+  struct sigaction action {};
+  action.sa_handler = sweep_stop;  // no SA_RESTART: waitpid returns EINTR so the stop is seen at once
+  sigemptyset(&action.sa_mask);
+  struct sigaction old_int {
+  }, old_term{};
+  g_sweep_stop = 0;
+  sigaction(SIGINT, &action, &old_int);
+  sigaction(SIGTERM, &action, &old_term);
+
+  std::map<pid_t, Child> children;
+  size_t next = 0;
+  int finished = 0, failed = 0;
+  bool forwarded = false;
+  while (next < queue.size() || !children.empty()) {
+    while (!g_sweep_stop && next < queue.size() && static_cast<int>(children.size()) < jobs) {
+      const auto* run = queue[next++];
+      children[spawn_run(job, *run)] = {run, std::chrono::steady_clock::now()};
+      fmt::print("[sweep] started {} ({}/{})\n", run->id, run->index + 1, runs.size());
+      std::fflush(stdout);
+    }
+    if (g_sweep_stop && !forwarded) {
+      // The workers checkpoint and stop on SIGTERM (`rlm train`'s handling); a rerun resumes them.
+      for (const auto& [pid, child] : children) kill(pid, SIGTERM);
+      forwarded = true;
+    }
+    if (children.empty()) break;
+    int wstatus = 0;
+    const pid_t pid = waitpid(-1, &wstatus, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw UsageError(fmt::format("waiting for the sweep's workers failed: {}", std::strerror(errno)));
+    }
+    const auto it = children.find(pid);
+    if (it == children.end()) continue;
+    const Child child = it->second;
+    children.erase(it);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
+    const int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    if (code == 0) {
+      ++finished;
+      fmt::print("[sweep] finished {} in {:.1f} s\n", child.run->id, seconds);
+    } else if (g_sweep_stop) {
+      fmt::print("[sweep] stopped {} (its checkpoint is kept)\n", child.run->id);
+    } else {
+      ++failed;
+      const fs::path log = sweep_dir / "logs" / (child.run->id + ".log");
+      fmt::print("[sweep] FAILED {} (exit {}): {}  [log: {}]\n", child.run->id, code, last_error_line(log),
+                 log.string());
+    }
+    std::fflush(stdout);
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  const int left = static_cast<int>(queue.size()) - finished - failed;
+  if (g_sweep_stop) {
+    fmt::print("[sweep] interrupted: {} finished, {} failed, {} left; rerun the same command to continue\n", finished,
+               failed, left);
+    return 128 + g_sweep_stop;
+  }
+  fmt::print("[sweep] {} of {} runs finished{}; collect with: rlm {} --collect\n", already + finished, runs.size(),
+             failed ? fmt::format(", {} FAILED", failed) : "", shell_words(job.child_command));
+  return failed ? 1 : 0;
+}
+
+// ---- Slurm ----
+void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
+  const auto& spec = job.spec;
+  const auto& runs = job.runs;
+  const fs::path& sweep_dir = job.dir;
+  const auto& s = spec.slurm;
+  const fs::path abs_sweep_dir = fs::absolute(sweep_dir).lexically_normal();
+  std::string script = fmt::format(
+      "#!/usr/bin/env bash\n"
+      "# Slurm job array of the sweep '{}' ({} runs), written by `rlm sweep --emit slurm`. Array task i trains\n"
+      "# run i of the sweep (index, id and overrides: {}/sweep.json) into {}/runs/<id>;\n"
+      "# resubmitting skips finished runs and resumes interrupted ones from their checkpoints.\n"
+      "#SBATCH --job-name={}\n"
+      "#SBATCH --array=0-{}{}\n"
+      "#SBATCH --output={}/logs/slurm-%A_%a.log\n"
+      "#SBATCH --cpus-per-task={}\n"
+      "#SBATCH --signal=B:TERM@120\n",
+      spec.name, runs.size(), abs_sweep_dir.string(), abs_sweep_dir.string(), spec.name, runs.size() - 1,
+      s.concurrency > 0 ? fmt::format("%{}", s.concurrency) : "", abs_sweep_dir.string(), s.cpus > 0 ? s.cpus : cpus);
+  if (!s.partition.empty()) script += "#SBATCH --partition=" + s.partition + "\n";
+  if (!s.time.empty()) script += "#SBATCH --time=" + s.time + "\n";
+  if (s.gpus > 0) script += fmt::format("#SBATCH --gres=gpu:{}\n", s.gpus);
+  if (!s.mem.empty()) script += "#SBATCH --mem=" + s.mem + "\n";
+  if (!s.account.empty()) script += "#SBATCH --account=" + s.account + "\n";
+  for (const auto& e : s.extra) script += "#SBATCH " + e + "\n";
+  script += fmt::format(
+      "set -euo pipefail\n"
+      "cd {}\n"
+      "# --signal above: SIGTERM two minutes before the time limit, so the run checkpoints and a resubmission "
+      "resumes.\n"
+      "exec {} {} --only \"${{SLURM_ARRAY_TASK_ID:?run this with sbatch}}\"\n",
+      quote(fs::current_path().string()), quote(self_executable().string()), shell_words(job.child_command));
+  fs::create_directories(out_dir);
+  fs::create_directories(sweep_dir / "logs");
+  write_file_atomic(sweep_dir / "sweep.json", manifest(spec, runs).dump(2));
+  const fs::path file = out_dir / (spec.name + ".sbatch");
+  write_file_atomic(file, script);
+  fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  fmt::print("[sweep] wrote {} ({} array tasks); submit with: sbatch {}\n", file.string(), runs.size(), file.string());
+}
+
+}  // namespace
+
+std::string train_command_line(const sweep::SweepRun& run) {
+  std::string out = "rlm train --config " + quote(run.config.string());
+  for (const auto& o : run.overrides) out += " " + quote(o);
+  return out;
+}
+
+Args split_emit(const Args& raw, std::optional<fs::path>& emit_dir) {
+  Args args;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != "--emit") {
+      args.push_back(raw[i]);
+      continue;
+    }
+    if (i + 2 >= raw.size()) throw UsageError("--emit needs a scheduler and a folder: --emit slurm DIR");
+    if (raw[i + 1] != "slurm")
+      throw UsageError(fmt::format("--emit {}: the only scheduler is slurm (--emit slurm DIR)", raw[i + 1]));
+    emit_dir = raw[i + 2];
+    i += 2;
+  }
+  return args;
+}
+
+std::optional<int> count_flag(const ParsedArgs& parsed, const char* name) {
+  const auto v = parsed.get(name);
+  if (!v) return std::nullopt;
+  const auto n = parse_integer(*v);
+  if (!n || *n < 0 || *n > 1'000'000) throw UsageError(fmt::format("--{} {}: not a count", name, *v));
+  return static_cast<int>(*n);
+}
+
+void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm) {
+  if (const auto v = parsed.get("partition")) slurm.partition = *v;
+  if (const auto v = parsed.get("time")) slurm.time = *v;
+  if (const auto v = parsed.get("mem")) slurm.mem = *v;
+  if (const auto v = parsed.get("account")) slurm.account = *v;
+  if (const auto v = count_flag(parsed, "gpus")) slurm.gpus = *v;
+  if (const auto v = count_flag(parsed, "cpus")) slurm.cpus = *v;
+  if (const auto v = count_flag(parsed, "concurrency")) slurm.concurrency = *v;
+}
+
+int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<fs::path>& emit_dir) {
+  if (const auto only = count_flag(parsed, "only")) return run_one(job, *only, parsed.has("dry-run"));
+  const int threads = check_run_configs(job);  // every run's config, before anything starts
+  if (emit_dir) {
+    emit_slurm(job, *emit_dir, threads);
+    return 0;
+  }
+  if (parsed.has("dry-run")) {
+    for (const auto& run : job.runs) fmt::print("[{}] {}: {}\n", run.index, run.id, train_command_line(run));
+    return 0;
+  }
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = count_flag(parsed, "jobs").value_or(std::max(1, cores / threads));
+  if (jobs < 1) throw UsageError("--jobs must be at least 1");
+  return run_local(job, jobs);
+}
+
+}  // namespace rlm::app

@@ -1,0 +1,45 @@
+// Running a sweep's runs, for `rlm sweep` and `rlm reproduce`: every run is an ordinary run folder,
+// <dir>/runs/<id>, trained by a child `rlm <child_command> --only I` whose output goes to <dir>/logs/<id>.log; the
+// same --only I is what Slurm array task I runs. A run with done.json is finished and skipped; one with a checkpoint
+// is resumed from it; one without (it died before its first checkpoint) starts again. A run that fails leaves
+// failed.json with its error.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/arguments.hpp"
+#include "sweep/sweep_spec.hpp"
+
+namespace rlm::app {
+
+struct SweepJob {
+  sweep::SweepSpec spec;
+  std::vector<sweep::SweepRun> runs;
+  std::filesystem::path dir;  ///< the sweep's folder: runs/, logs/, sweep.json, results
+  /// The arguments (after the executable) that rebuild this same job in a child, "--only I" appended per run.
+  std::vector<std::string> child_command;
+};
+
+/// The flags every sweep-running command takes, besides its own.
+inline const std::vector<std::string> kRunnerFlags = {"jobs", "only", "partition", "time",       "gpus",
+                                                      "cpus", "mem",  "account",   "concurrency"};
+inline const std::vector<std::string> kRunnerSwitches = {"dry-run"};
+
+/// Takes `--emit slurm DIR` (two values) out of `raw`; the rest is parsed as usual.
+Args split_emit(const Args& raw, std::optional<std::filesystem::path>& emit_dir);
+/// The sbatch flags (--partition, --time, --gpus, --cpus, --mem, --account, --concurrency) over the sweep file's.
+void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm);
+/// A non-negative count flag, or nullopt; a UsageError for anything else.
+std::optional<int> count_flag(const ParsedArgs& parsed, const char* name);
+
+/// --only I (one run, in this process), --emit slurm DIR, --dry-run, or every run with --jobs N local workers
+/// (default: the cores over the runs' experiment.torch_threads). Every run's config is loaded before anything starts.
+/// Returns the exit status: 0 when every run finished, 1 when some failed, 128 + signal when interrupted.
+int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<std::filesystem::path>& emit_dir);
+
+/// "rlm train --config FILE key=value ..." for a run (dry runs, messages).
+std::string train_command_line(const sweep::SweepRun& run);
+
+}  // namespace rlm::app

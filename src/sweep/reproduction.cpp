@@ -1,0 +1,269 @@
+// Published numbers beside ours; see reproduction.hpp.
+#include "sweep/reproduction.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "core/error.hpp"
+
+namespace rlm::sweep {
+namespace fs = std::filesystem;
+namespace {
+
+[[noreturn]] void fail(const fs::path& file, const YAML::Node& node, const std::string& key, const std::string& what) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.line >= 0) throw ConfigError(fmt::format("{}:{}: {}: {}", file.string(), mark.line + 1, key, what));
+  throw ConfigError(fmt::format("{}: {}: {}", file.string(), key, what));
+}
+
+double number(const fs::path& file, const YAML::Node& node, const std::string& key) {
+  try {
+    return node.as<double>();
+  } catch (const YAML::Exception&) {
+    fail(file, node, key, "is not a number");
+  }
+}
+
+PublishedValue published(const fs::path& file, const YAML::Node& node, const std::string& key) {
+  if (!node.IsSequence() || node.size() != 2) fail(file, node, key, "must be [mean, std]");
+  const PublishedValue v{number(file, node[0], key), number(file, node[1], key)};
+  if (v.std < 0) fail(file, node[1], key, "a standard deviation cannot be negative");
+  return v;
+}
+
+double mean_of(const std::vector<double>& v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+double sample_std(const std::vector<double>& v) {
+  if (v.size() < 2) return v.empty() ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+  const double m = mean_of(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / static_cast<double>(v.size() - 1));
+}
+
+/// numpy.percentile's default (linear) on sorted values.
+double percentile(const std::vector<double>& sorted, double q) {
+  const double pos = q / 100.0 * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+std::string verdict_of(double mean, const std::optional<PublishedValue>& p) {
+  if (!p) return "no published number";
+  if (mean < p->mean - p->std) return "below";
+  if (mean > p->mean + p->std) return "above";
+  return "inside";
+}
+
+}  // namespace
+
+PaperTable load_paper_table(const fs::path& file) {
+  PaperTable t;
+  t.file = file;
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::BadFile&) {
+    throw UsageError(fmt::format("paper table '{}' not found", file.string()));
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(fmt::format("{}:{}: malformed YAML: {}", file.string(), e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) throw ConfigError(fmt::format("{}: a paper table is a mapping", file.string()));
+  for (const auto& item : root) {
+    const auto key = item.first.as<std::string>();
+    const YAML::Node v = item.second;
+    if (key == "id") {
+      t.id = v.as<std::string>();
+    } else if (key == "title") {
+      t.title = v.as<std::string>();
+    } else if (key == "source") {
+      if (!v.IsMap()) fail(file, v, key, "must be {paper, table, page}");
+      t.source_paper = v["paper"] ? v["paper"].as<std::string>() : "";
+      t.source_table = v["table"] ? v["table"].as<std::string>() : "";
+      t.source_page = v["page"] ? v["page"].as<std::string>() : "";
+    } else if (key == "sweep") {
+      t.sweep = (file.parent_path() / v.as<std::string>()).lexically_normal();
+    } else if (key == "metric") {
+      t.metric = v.as<std::string>();
+    } else if (key == "statistic") {
+      t.statistic = v.as<std::string>();
+      if (t.statistic != "final" && t.statistic != "best") fail(file, v, key, "must be final or best");
+    } else if (key == "scale") {
+      t.scale = number(file, v, key);
+    } else if (key == "cells") {
+      if (!v.IsMap()) fail(file, v, key, "must map sweep config labels to [mean, std]");
+      for (const auto& c : v) {
+        const auto label = c.first.as<std::string>();
+        if (c.second.IsNull()) {
+          t.cells.emplace_back(label, std::nullopt);
+        } else {
+          t.cells.emplace_back(label, published(file, c.second, "cells." + label));
+        }
+      }
+    } else if (key == "aggregates") {
+      if (!v.IsSequence()) fail(file, v, key, "must be a list of {name, cells, mean, std}");
+      for (const auto& a : v) {
+        if (!a.IsMap() || !a["name"] || !a["cells"] || !a["mean"] || !a["std"])
+          fail(file, a, key, "each aggregate needs name, cells (a label prefix), mean and std");
+        t.aggregates.push_back({a["name"].as<std::string>(),
+                                a["cells"].as<std::string>(),
+                                {number(file, a["mean"], key), number(file, a["std"], key)}});
+      }
+    } else {
+      fail(file, item.first, key,
+           "unknown key (a paper table takes id, title, source, sweep, metric, statistic, scale, cells, aggregates)");
+    }
+  }
+  if (t.id.empty()) fail(file, root, "id", "is missing");
+  if (t.sweep.empty()) fail(file, root, "sweep", "is missing");
+  if (t.cells.empty()) fail(file, root, "cells", "is missing");
+  return t;
+}
+
+double interquartile_mean(std::vector<double> values) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(values.begin(), values.end());
+  const size_t cut = values.size() / 4;  // int(0.25 · n)
+  double s = 0;
+  for (size_t i = cut; i < values.size() - cut; ++i) s += values[i];
+  return s / static_cast<double>(values.size() - 2 * cut);
+}
+
+std::pair<double, double> iqm_confidence_interval(const std::vector<std::vector<double>>& strata, int resamples,
+                                                  uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> iqms;
+  std::vector<double> pooled;
+  for (int b = 0; b < resamples; ++b) {
+    pooled.clear();
+    for (const auto& s : strata) {
+      if (s.empty()) continue;
+      std::uniform_int_distribution<size_t> pick(0, s.size() - 1);
+      for (size_t i = 0; i < s.size(); ++i) pooled.push_back(s[pick(rng)]);
+    }
+    if (pooled.empty()) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+    iqms.push_back(interquartile_mean(pooled));
+  }
+  std::sort(iqms.begin(), iqms.end());
+  return {percentile(iqms, 2.5), percentile(iqms, 97.5)};
+}
+
+std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const std::vector<RunResult>& results) {
+  // Each cell's values by seed: the run's final or best value × scale.
+  std::map<std::string, std::map<int64_t, double>> by_cell;
+  for (const auto& r : results) {
+    if (r.values == 0 || r.metric != table.metric) continue;
+    const double v = (table.statistic == "best" ? r.best_value : r.final_value) * table.scale;
+    by_cell[r.run.config_label][r.run.seed] = v;
+  }
+  std::vector<ReproductionRow> rows;
+  for (const auto& [label, pub] : table.cells) {
+    ReproductionRow row{label, false};
+    row.published = pub;
+    std::vector<double> values;
+    if (const auto it = by_cell.find(label); it != by_cell.end())
+      for (const auto& [seed, v] : it->second) values.push_back(v);
+    row.runs = static_cast<int>(values.size());
+    if (values.empty()) {
+      row.verdict = "not run";
+      rows.push_back(row);
+      continue;
+    }
+    row.mean = mean_of(values);
+    row.std = sample_std(values);
+    row.iqm = interquartile_mean(values);
+    std::tie(row.ci_low, row.ci_high) = iqm_confidence_interval({values});
+    row.verdict = verdict_of(row.mean, row.published);
+    rows.push_back(row);
+  }
+  for (const auto& agg : table.aggregates) {
+    ReproductionRow row{agg.name, true};
+    row.published = agg.published;
+    std::vector<std::vector<double>> strata;
+    std::map<int64_t, std::vector<double>> per_seed;
+    size_t cells = 0, complete = 0;
+    for (const auto& [label, pub] : table.cells) {
+      if (!label.starts_with(agg.prefix)) continue;
+      ++cells;
+      const auto it = by_cell.find(label);
+      if (it == by_cell.end()) continue;
+      ++complete;
+      std::vector<double> values;
+      for (const auto& [seed, v] : it->second) {
+        values.push_back(v);
+        per_seed[seed].push_back(v);
+      }
+      strata.push_back(std::move(values));
+    }
+    if (complete < cells || cells == 0) {  // an average over some of its cells would not be the paper's number
+      row.verdict = fmt::format("not run ({} of {} cells)", complete, cells);
+      rows.push_back(row);
+      continue;
+    }
+    std::vector<double> seed_means, pooled;
+    for (const auto& [seed, values] : per_seed)
+      if (values.size() == cells) seed_means.push_back(mean_of(values));
+    for (const auto& s : strata) pooled.insert(pooled.end(), s.begin(), s.end());
+    row.runs = static_cast<int>(pooled.size());
+    row.mean = mean_of(seed_means);
+    row.std = sample_std(seed_means);
+    row.iqm = interquartile_mean(pooled);
+    std::tie(row.ci_low, row.ci_high) = iqm_confidence_interval(strata);
+    row.verdict = seed_means.empty() ? "no seed ran every cell" : verdict_of(row.mean, row.published);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string reproduction_markdown(const PaperTable& table, const std::vector<ReproductionRow>& rows, double budget,
+                                  int seeds) {
+  std::string out = fmt::format("# {}\n\n", table.title.empty() ? table.id : table.title);
+  out += fmt::format(
+      "Source: {}; {}{}.\n\nOurs: `{}`, {} value of each run × {}; {} seed(s); budget {} of each config's "
+      "algo.total_steps.\n\n",
+      table.source_paper, table.source_table, table.source_page.empty() ? "" : "; " + table.source_page, table.metric,
+      table.statistic == "best" ? "the best (maximum)" : "the final", fmt::format("{:g}", table.scale), seeds,
+      fmt::format("{:g}", budget));
+  out += "| cell | ours: mean ± std | ours: IQM [95% CI] | runs | paper: mean ± std | verdict |\n";
+  out += "|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    const std::string name = r.aggregate ? "**" + r.name + "**" : r.name;
+    const std::string paper =
+        r.published ? fmt::format("{:.1f} ± {:.1f}", r.published->mean, r.published->std) : std::string("–");
+    if (r.runs == 0) {
+      out += fmt::format("| {} | – | – | 0 | {} | {} |\n", name, paper, r.verdict);
+      continue;
+    }
+    out += fmt::format("| {} | {:.1f} ± {:.1f} | {:.1f} [{:.1f}, {:.1f}] | {} | {} | {} (budget {:g}) |\n", name,
+                       r.mean, r.std, r.iqm, r.ci_low, r.ci_high, r.runs, paper, r.verdict, budget);
+  }
+  return out;
+}
+
+std::string reproduction_csv(const std::vector<ReproductionRow>& rows, double budget) {
+  std::string out = "cell,aggregate,runs,mean,std,iqm,iqm_ci_low,iqm_ci_high,paper_mean,paper_std,verdict,budget\n";
+  const auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : std::string(); };
+  for (const auto& r : rows) {
+    const bool has = r.runs > 0;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:g}\n", r.name, r.aggregate ? 1 : 0, r.runs,
+                       has ? num(r.mean) : "", has ? num(r.std) : "", has ? num(r.iqm) : "", has ? num(r.ci_low) : "",
+                       has ? num(r.ci_high) : "", r.published ? num(r.published->mean) : "",
+                       r.published ? num(r.published->std) : "", r.verdict, budget);
+  }
+  return out;
+}
+
+}  // namespace rlm::sweep

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# `rlm sweep` end to end: a tiny sweep (2 memory types × 2 seeds, seconds each) with one run finished and one
+# interrupted beforehand resumes (finished skipped, interrupted resumed from its checkpoint); a failing run is reported
+# with its error line and a non-zero exit; a bad key is refused before anything starts; the emitted Slurm script
+# passes bash -n and its array index runs the right run; --collect writes the table.
+# Usage: test_cli_sweep.sh PATH_TO_RLM_BINARY
+set -euo pipefail
+RLM="$1"
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat >sweep.yaml <<EOF
+name: tiny
+configs: $REPO/configs/gru_repeat_first.yaml
+overrides:
+  experiment.device: cpu
+  env.num_envs: 4
+  algo.steps_per_env: 32
+  algo.minibatch_size: 64
+  algo.epochs: 1
+  model.feature_size: 16
+  model.preprocessor_size: 16
+  model.head_sizes: [16]
+  model.memory.hidden_size: 16
+  checkpoint.every: 1
+  logging.console: false
+  algo.total_steps: 6400
+grid:
+  model.memory.type: [gru, ffm]
+seeds: 2
+EOF
+
+"$RLM" sweep --config sweep.yaml --dry-run >dry.log
+cat dry.log
+[ "$(grep -c 'rlm train --config' dry.log)" -eq 4 ] || fail "dry run should list 4 runs"
+grep -q '^\[2\] gru_repeat_first__model.memory.type=ffm__seed=0: .*model.memory.type=ffm experiment.seed=0$' dry.log ||
+  fail "run 2 should be ffm with seed 0"
+[ ! -e runs ] || fail "a dry run wrote something"
+
+# Run 0 finished before the sweep starts; run 1 stopped by SIGTERM after its first checkpoint.
+"$RLM" sweep --config sweep.yaml --only 0 >only0.log
+[ -f runs/sweeps/tiny/runs/gru_repeat_first__model.memory.type=gru__seed=0/done.json ] || fail "run 0 not finished"
+run1=runs/sweeps/tiny/runs/gru_repeat_first__model.memory.type=gru__seed=1
+"$RLM" sweep --config sweep.yaml --only 1 >only1.log 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+  ls "$run1"/checkpoints/ckpt_*.rlmckpt >/dev/null 2>&1 && break
+  sleep 0.05
+done
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+[ "$status" -eq 143 ] || { cat only1.log; fail "a stopped run should exit 143, got $status"; }
+[ ! -f "$run1/done.json" ] || fail "an interrupted run must not be marked done"
+
+"$RLM" sweep --config sweep.yaml --jobs 2 >sweep.log
+cat sweep.log
+grep -q '4 runs (1 finished before), 2 worker(s)' sweep.log || fail "the finished run should be skipped"
+grep -q 'resuming' "runs/sweeps/tiny/logs/gru_repeat_first__model.memory.type=gru__seed=1.log" ||
+  fail "the interrupted run should resume from its checkpoint"
+[ "$(ls runs/sweeps/tiny/runs/*/done.json | wc -l)" -eq 4 ] || fail "every run should be finished"
+grep -q '4 of 4 runs finished' sweep.log || fail "summary line"
+"$RLM" sweep --config sweep.yaml >again.log
+grep -q '4 runs (4 finished before)' again.log || fail "a finished sweep should start nothing"
+
+# Collect: two groups of two seeds.
+"$RLM" sweep --config sweep.yaml --collect >collect.log
+cat collect.log
+[ "$(wc -l <runs/sweeps/tiny/results.csv)" -eq 3 ] || fail "results.csv should hold a header and 2 groups"
+grep -q '^gru_repeat_first,model.memory.type=ffm,charts/episode_return_mean,2,2,' runs/sweeps/tiny/results.csv ||
+  fail "ffm group row"
+[ "$(wc -l <runs/sweeps/tiny/runs.csv)" -eq 5 ] || fail "runs.csv should hold 4 runs"
+
+# Slurm: the script is valid bash, the array covers the runs, and task 2 trains run 2 (ffm, seed 0).
+"$RLM" sweep --config sweep.yaml --emit slurm slurm --partition cpu --time 0:30:00 --gpus 1 --concurrency 2 >emit.log
+script=slurm/tiny.sbatch
+bash -n "$script" || fail "the Slurm script is not valid bash"
+grep -q '^#SBATCH --array=0-3%2$' "$script" || fail "array line"
+grep -q '^#SBATCH --partition=cpu$' "$script" || fail "partition line"
+grep -q '^#SBATCH --gres=gpu:1$' "$script" || fail "gres line"
+grep -q '^#SBATCH --time=0:30:00$' "$script" || fail "time line"
+run2=runs/sweeps/tiny/runs/gru_repeat_first__model.memory.type=ffm__seed=0
+rm -rf "$run2"
+(unset SLURM_ARRAY_TASK_ID; bash "$script" >/dev/null 2>&1) && fail "the script must refuse to run without a task id"
+SLURM_ARRAY_TASK_ID=2 bash "$script" >task2.log 2>&1 || { cat task2.log; fail "array task 2 failed"; }
+[ -f "$run2/done.json" ] || fail "array task 2 did not train run 2"
+grep -q 'type: ffm' "$run2/config.yaml" || fail "run 2 should be ffm"
+grep -q 'seed: 0' "$run2/config.yaml" || fail "run 2 should have seed 0"
+
+# A run that fails is reported with its error line; the sweep exits 1.
+sed -e 's/^name: tiny/name: broken/' -e 's/model.memory.type: \[gru, ffm\]/env.id: [popgym\/RepeatFirstEasy, popgym\/Nope]/' \
+  sweep.yaml >broken.yaml
+status=0
+"$RLM" sweep --config broken.yaml --jobs 1 >broken.log 2>&1 || status=$?
+cat broken.log
+[ "$status" -eq 1 ] || fail "a sweep with failed runs should exit 1, got $status"
+grep -q 'FAILED gru_repeat_first__env.id=popgym-Nope__seed=0 (exit 2): rlm: error: .*popgym/Nope' broken.log ||
+  fail "the failure should name the run and its error"
+grep -q '2 of 4 runs finished, 2 FAILED' broken.log || fail "summary with failures"
+
+# A key no config has is refused before anything starts.
+sed -e 's/^name: tiny/name: badkey/' -e 's/model.memory.type:/model.memory.typo:/' sweep.yaml >badkey.yaml
+status=0
+"$RLM" sweep --config badkey.yaml 2>badkey.err || status=$?
+[ "$status" -eq 2 ] || fail "a bad key should exit 2, got $status"
+grep -q 'badkey.yaml: run 0 .*model.memory.typo' badkey.err || { cat badkey.err; fail "bad key message"; }
+[ ! -e runs/sweeps/badkey ] || fail "a refused sweep wrote its folder"
+# reproduce --collect on synthetic run folders with known final returns: GRU 0.2, 0.4, 0.6 on RepeatPreviousEasy
+# (× 100: 40 ± 20, below the paper's 99.9 ± 0.0); FFM 0.983 for its three seeds (inside 98.4 ± 0.3); SHM not run.
+rep=repro
+"$RLM" reproduce shm/table1 --budget 0.01 --cells repeat_previous_easy --out "$rep" --dry-run >repro_dry.log
+[ "$(grep -c 'algo.total_steps=150000$' repro_dry.log)" -eq 9 ] || fail "the budget should scale 15M steps to 150000"
+for seed in 0 1 2; do
+  for model in gru ffm; do
+    dir="$rep/runs/$model-repeat_previous_easy__seed=$seed"
+    mkdir -p "$dir"
+    value=0.983
+    [ "$model" = gru ] && value=$(echo "0.2 0.4 0.6" | cut -d' ' -f$((seed + 1)))
+    printf '{"step": 1000, "charts/episode_return_mean": -0.5}\n{"step": 2000, "charts/episode_return_mean": %s}\n' \
+      "$value" >"$dir/metrics.jsonl"
+    echo '{}' >"$dir/done.json"
+  done
+done
+RLM_PYTHON= "$RLM" reproduce shm/table1 --budget 0.01 --cells repeat_previous_easy --out "$rep" --collect \
+  >repro.log
+cat "$rep/reproduction.md"
+grep -q '^| gru/repeat_previous_easy | 40.0 ± 20.0 | 40.0 \[.*\] | 3 | 99.9 ± 0.0 | below (budget 0.01) |$' \
+  "$rep/reproduction.md" || fail "gru row"
+grep -q '^| ffm/repeat_previous_easy | 98.3 ± 0.0 | 98.3 \[98.3, 98.3\] | 3 | 98.4 ± 0.3 | inside (budget 0.01) |$' \
+  "$rep/reproduction.md" || fail "ffm row"
+grep -q '^| shm/repeat_previous_easy | – | – | 0 | 88.9 ± 11.1 | not run |$' "$rep/reproduction.md" || fail "shm row"
+grep -q '^| \*\*GRU (Table 1)\*\* | .* | not run (1 of 12 cells) |$' "$rep/reproduction.md" || fail "aggregate row"
+[ "$(grep -c '^| ' "$rep/reproduction.md")" -eq 7 ] || fail "only the chosen cells and the 3 aggregates (+ header)"
+grep -q '^gru/repeat_previous_easy,0,3,40,20,40,' "$rep/reproduction.csv" || fail "csv row"
+echo "cli sweep ok"
