@@ -247,7 +247,7 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
   const fs::path abs_sweep_dir = fs::absolute(sweep_dir).lexically_normal();
   std::string script = fmt::format(
       "#!/usr/bin/env bash\n"
-      "# Slurm job array of the sweep '{}' ({} runs), written by `rlm sweep --emit slurm`. Array task i trains\n"
+      "# Slurm job array of the sweep '{}' ({} runs), written by `rlm {} --emit slurm`. Array task i trains\n"
       "# run i of the sweep (index, id and overrides: {}/sweep.json) into {}/runs/<id>;\n"
       "# resubmitting skips finished runs and resumes interrupted ones from their checkpoints.\n"
       "#SBATCH --job-name={}\n"
@@ -255,8 +255,9 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
       "#SBATCH --output={}/logs/slurm-%A_%a.log\n"
       "#SBATCH --cpus-per-task={}\n"
       "#SBATCH --signal=B:TERM@120\n",
-      spec.name, runs.size(), abs_sweep_dir.string(), abs_sweep_dir.string(), spec.name, runs.size() - 1,
-      s.concurrency > 0 ? fmt::format("%{}", s.concurrency) : "", abs_sweep_dir.string(), s.cpus > 0 ? s.cpus : cpus);
+      spec.name, runs.size(), job.child_command.front(), abs_sweep_dir.string(), abs_sweep_dir.string(), spec.name,
+      runs.size() - 1, s.concurrency > 0 ? fmt::format("%{}", s.concurrency) : "", abs_sweep_dir.string(),
+      s.cpus > 0 ? s.cpus : cpus);
   if (!s.partition.empty()) script += "#SBATCH --partition=" + s.partition + "\n";
   if (!s.time.empty()) script += "#SBATCH --time=" + s.time + "\n";
   if (s.gpus > 0) script += fmt::format("#SBATCH --gres=gpu:{}\n", s.gpus);
