@@ -12,45 +12,25 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "sweep/sweep_files.hpp"
 
 namespace rlm::sweep {
 namespace fs = std::filesystem;
 namespace {
 
-[[noreturn]] void fail(const fs::path& file, const YAML::Node& node, const std::string& key, const std::string& what) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.line >= 0) throw ConfigError(fmt::format("{}:{}: {}: {}", file.string(), mark.line + 1, key, what));
-  throw ConfigError(fmt::format("{}: {}: {}", file.string(), key, what));
-}
-
 double number(const fs::path& file, const YAML::Node& node, const std::string& key) {
   try {
     return node.as<double>();
   } catch (const YAML::Exception&) {
-    fail(file, node, key, "is not a number");
+    fail_at(file, node, key, "is not a number");
   }
 }
 
 PublishedValue published(const fs::path& file, const YAML::Node& node, const std::string& key) {
-  if (!node.IsSequence() || node.size() != 2) fail(file, node, key, "must be [mean, std]");
+  if (!node.IsSequence() || node.size() != 2) fail_at(file, node, key, "must be [mean, std]");
   const PublishedValue v{number(file, node[0], key), number(file, node[1], key)};
-  if (v.std < 0) fail(file, node[1], key, "a standard deviation cannot be negative");
+  if (v.std < 0) fail_at(file, node[1], key, "a standard deviation cannot be negative");
   return v;
-}
-
-double mean_of(const std::vector<double>& v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-
-double sample_std(const std::vector<double>& v) {
-  if (v.size() < 2) return v.empty() ? std::numeric_limits<double>::quiet_NaN() : 0.0;
-  const double m = mean_of(v);
-  double s = 0;
-  for (double x : v) s += (x - m) * (x - m);
-  return std::sqrt(s / static_cast<double>(v.size() - 1));
 }
 
 /// numpy.percentile's default (linear) on sorted values.
@@ -73,14 +53,7 @@ std::string verdict_of(double mean, const std::optional<PublishedValue>& p) {
 PaperTable load_paper_table(const fs::path& file) {
   PaperTable t;
   t.file = file;
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    throw UsageError(fmt::format("paper table '{}' not found", file.string()));
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(fmt::format("{}:{}: malformed YAML: {}", file.string(), e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = load_yaml_file(file, "paper table");
   if (!root.IsMap()) throw ConfigError(fmt::format("{}: a paper table is a mapping", file.string()));
   for (const auto& item : root) {
     const auto key = item.first.as<std::string>();
@@ -90,7 +63,7 @@ PaperTable load_paper_table(const fs::path& file) {
     } else if (key == "title") {
       t.title = v.as<std::string>();
     } else if (key == "source") {
-      if (!v.IsMap()) fail(file, v, key, "must be {paper, table, page}");
+      if (!v.IsMap()) fail_at(file, v, key, "must be {paper, table, page}");
       t.source_paper = v["paper"] ? v["paper"].as<std::string>() : "";
       t.source_table = v["table"] ? v["table"].as<std::string>() : "";
       t.source_page = v["page"] ? v["page"].as<std::string>() : "";
@@ -100,11 +73,11 @@ PaperTable load_paper_table(const fs::path& file) {
       t.metric = v.as<std::string>();
     } else if (key == "statistic") {
       t.statistic = v.as<std::string>();
-      if (t.statistic != "final" && t.statistic != "best") fail(file, v, key, "must be final or best");
+      if (t.statistic != "final" && t.statistic != "best") fail_at(file, v, key, "must be final or best");
     } else if (key == "scale") {
       t.scale = number(file, v, key);
     } else if (key == "cells") {
-      if (!v.IsMap()) fail(file, v, key, "must map sweep config labels to [mean, std]");
+      if (!v.IsMap()) fail_at(file, v, key, "must map sweep config labels to [mean, std]");
       for (const auto& c : v) {
         const auto label = c.first.as<std::string>();
         if (c.second.IsNull()) {
@@ -114,22 +87,23 @@ PaperTable load_paper_table(const fs::path& file) {
         }
       }
     } else if (key == "aggregates") {
-      if (!v.IsSequence()) fail(file, v, key, "must be a list of {name, cells, mean, std}");
+      if (!v.IsSequence()) fail_at(file, v, key, "must be a list of {name, cells, mean, std}");
       for (const auto& a : v) {
         if (!a.IsMap() || !a["name"] || !a["cells"] || !a["mean"] || !a["std"])
-          fail(file, a, key, "each aggregate needs name, cells (a label prefix), mean and std");
+          fail_at(file, a, key, "each aggregate needs name, cells (a label prefix), mean and std");
         t.aggregates.push_back({a["name"].as<std::string>(),
                                 a["cells"].as<std::string>(),
                                 {number(file, a["mean"], key), number(file, a["std"], key)}});
       }
     } else {
-      fail(file, item.first, key,
-           "unknown key (a paper table takes id, title, source, sweep, metric, statistic, scale, cells, aggregates)");
+      fail_at(
+          file, item.first, key,
+          "unknown key (a paper table takes id, title, source, sweep, metric, statistic, scale, cells, aggregates)");
     }
   }
-  if (t.id.empty()) fail(file, root, "id", "is missing");
-  if (t.sweep.empty()) fail(file, root, "sweep", "is missing");
-  if (t.cells.empty()) fail(file, root, "cells", "is missing");
+  if (t.id.empty()) fail_at(file, root, "id", "is missing");
+  if (t.sweep.empty()) fail_at(file, root, "sweep", "is missing");
+  if (t.cells.empty()) fail_at(file, root, "cells", "is missing");
   return t;
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "sweep/sweep_files.hpp"
 
 namespace rlm::sweep {
 namespace fs = std::filesystem;
@@ -49,20 +50,6 @@ std::map<std::string, Series> read_metrics(const fs::path& file) {
     }
   }
   return out;
-}
-
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? std::numeric_limits<double>::quiet_NaN() : s / static_cast<double>(v.size());
-}
-
-double sample_std(const std::vector<double>& v) {
-  if (v.size() < 2) return v.empty() ? std::numeric_limits<double>::quiet_NaN() : 0.0;
-  const double m = mean_of(v);
-  double s = 0;
-  for (double x : v) s += (x - m) * (x - m);
-  return std::sqrt(s / static_cast<double>(v.size() - 1));
 }
 
 std::string swept_text(const std::vector<std::pair<std::string, std::string>>& swept) {

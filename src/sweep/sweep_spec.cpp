@@ -12,6 +12,7 @@
 
 #include "core/config_io.hpp"
 #include "core/error.hpp"
+#include "sweep/sweep_files.hpp"
 
 namespace rlm::sweep {
 namespace fs = std::filesystem;
@@ -22,9 +23,7 @@ class Reader {
   explicit Reader(fs::path file) : file_(std::move(file)) {}
 
   [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& what) const {
-    const YAML::Mark mark = node.Mark();
-    if (mark.line >= 0) throw ConfigError(fmt::format("{}:{}: {}: {}", file_.string(), mark.line + 1, key, what));
-    throw ConfigError(fmt::format("{}: {}: {}", file_.string(), key, what));
+    fail_at(file_, node, key, what);
   }
 
   /// A value as an override writes it: a scalar's text, or a list/map in YAML flow style ("[64, 64]").
@@ -175,14 +174,7 @@ SweepSpec load_sweep(const fs::path& file) {
   spec.file = file;
   spec.name = file.stem().string();
   Reader in(file);
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    throw UsageError(fmt::format("sweep file '{}' not found", file.string()));
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(fmt::format("{}:{}: malformed YAML: {}", file.string(), e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = load_yaml_file(file, "sweep file");
   if (!root.IsMap())
     throw ConfigError(fmt::format("{}: a sweep file is a mapping (configs, grid, seeds, ...)", file.string()));
   for (const auto& item : root) {
