@@ -43,7 +43,10 @@ fs::path self_executable() { return fs::canonical("/proc/self/exe"); }
 
 std::string shell_words(const std::vector<std::string>& words) {
   std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + quote(w);
+  for (const auto& w : words) {
+    if (!out.empty()) out += ' ';
+    out += quote(w);
+  }
   return out;
 }
 
@@ -284,7 +287,10 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
 
 std::string train_command_line(const sweep::SweepRun& run) {
   std::string out = "rlm train --config " + quote(run.config.string());
-  for (const auto& o : run.overrides) out += " " + quote(o);
+  for (const auto& o : run.overrides) {
+    out += ' ';
+    out += quote(o);
+  }
   return out;
 }
 

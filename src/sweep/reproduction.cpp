@@ -145,7 +145,8 @@ std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const st
   }
   std::vector<ReproductionRow> rows;
   for (const auto& [label, pub] : table.cells) {
-    ReproductionRow row{label, false};
+    ReproductionRow row;
+    row.name = label;
     row.published = pub;
     std::vector<double> values;
     if (const auto it = by_cell.find(label); it != by_cell.end())
@@ -164,7 +165,9 @@ std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const st
     rows.push_back(row);
   }
   for (const auto& agg : table.aggregates) {
-    ReproductionRow row{agg.name, true};
+    ReproductionRow row;
+    row.name = agg.name;
+    row.aggregate = true;
     row.published = agg.published;
     std::vector<std::vector<double>> strata;
     std::map<int64_t, std::vector<double>> per_seed;

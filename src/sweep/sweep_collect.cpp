@@ -107,7 +107,11 @@ std::vector<GroupResult> group_results(const std::vector<RunResult>& results) {
       return g.config_label == r.run.config_label && g.swept == r.run.swept && g.metric == r.metric;
     });
     if (it == groups.end()) {
-      groups.push_back({r.run.config_label, r.run.swept, r.metric});
+      GroupResult g;
+      g.config_label = r.run.config_label;
+      g.swept = r.run.swept;
+      g.metric = r.metric;
+      groups.push_back(std::move(g));
       members.emplace_back();
       it = groups.end() - 1;
     }
