@@ -139,7 +139,8 @@ std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const st
   // Each cell's values by seed: the run's final or best value × scale.
   std::map<std::string, std::map<int64_t, double>> by_cell;
   for (const auto& r : results) {
-    if (r.values == 0 || r.metric != table.metric) continue;
+    // Finished runs only: a run still training has no final value yet.
+    if (r.status != "finished" || r.values == 0 || r.metric != table.metric) continue;
     const double v = (table.statistic == "best" ? r.best_value : r.final_value) * table.scale;
     by_cell[r.run.config_label][r.run.seed] = v;
   }

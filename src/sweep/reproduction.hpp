@@ -69,8 +69,8 @@ struct ReproductionRow {
   std::string verdict;  ///< inside | below | above | not run | no published number
 };
 
-/// Rows for every cell of the table (in its order) and then its aggregates, from collected runs (matched by config
-/// label) and each run's final or best value × scale.
+/// Rows for every cell of the table (in its order) and then its aggregates, from the finished runs among the
+/// collected ones (matched by config label), each contributing its final or best value × scale.
 std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const std::vector<RunResult>& results);
 
 /// The Markdown report: title, source, budget and seeds, then one table; and the same rows as CSV.

@@ -78,6 +78,13 @@ TEST_CASE("reproduce: cells and aggregates beside the paper's numbers, with verd
   CHECK(rows[3].verdict == "above");  // −11 above −15 ± 3
   CHECK(rows[4].verdict == "not run (0 of 1 cells)");
 
+  SECTION("a run still training does not count") {
+    auto partial = results;
+    partial[0].status = "partial";
+    const auto r = reproduction_rows(table(), partial);
+    CHECK(r[0].runs == 2);
+    CHECK(r[0].mean == Approx(-46));
+  }
   SECTION("the best value instead of the final one (MMER)") {
     auto t = table();
     t.statistic = "best";
