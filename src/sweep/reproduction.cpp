@@ -233,13 +233,13 @@ std::string reproduction_markdown(const PaperTable& table, const std::vector<Rep
 
 std::string reproduction_csv(const std::vector<ReproductionRow>& rows, double budget) {
   std::string out = "cell,aggregate,runs,mean,std,iqm,iqm_ci_low,iqm_ci_high,paper_mean,paper_std,verdict,budget\n";
-  const auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : std::string(); };
   for (const auto& r : rows) {
     const bool has = r.runs > 0;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:g}\n", r.name, r.aggregate ? 1 : 0, r.runs,
-                       has ? num(r.mean) : "", has ? num(r.std) : "", has ? num(r.iqm) : "", has ? num(r.ci_low) : "",
-                       has ? num(r.ci_high) : "", r.published ? num(r.published->mean) : "",
-                       r.published ? num(r.published->std) : "", r.verdict, budget);
+                       has ? table_number(r.mean) : "", has ? table_number(r.std) : "", has ? table_number(r.iqm) : "",
+                       has ? table_number(r.ci_low) : "", has ? table_number(r.ci_high) : "",
+                       r.published ? table_number(r.published->mean) : "",
+                       r.published ? table_number(r.published->std) : "", r.verdict, budget);
   }
   return out;
 }

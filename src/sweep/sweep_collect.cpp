@@ -65,8 +65,6 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : ""; }
-
 }  // namespace
 
 std::vector<RunResult> collect_runs(const fs::path& sweep_dir, const std::vector<SweepRun>& runs,
@@ -141,8 +139,8 @@ std::string groups_csv(const std::vector<GroupResult>& groups) {
   std::string out = "config,swept,metric,seeds,runs,final_mean,final_std,best_mean,best_std,min_env_steps\n";
   for (const auto& g : groups)
     out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_field(g.config_label), csv_field(swept_text(g.swept)),
-                       csv_field(g.metric), g.seeds, g.runs, number(g.final_mean), number(g.final_std),
-                       number(g.best_mean), number(g.best_std), g.last_step_min);
+                       csv_field(g.metric), g.seeds, g.runs, table_number(g.final_mean), table_number(g.final_std),
+                       table_number(g.best_mean), table_number(g.best_std), g.last_step_min);
   return out;
 }
 
@@ -164,7 +162,8 @@ std::string runs_csv(const std::vector<RunResult>& results) {
   for (const auto& r : results)
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.run.index, csv_field(r.run.id),
                        csv_field(r.run.config_label), csv_field(swept_text(r.run.swept)), r.run.seed, r.status,
-                       csv_field(r.metric), r.last_step, r.values, number(r.final_value), number(r.best_value));
+                       csv_field(r.metric), r.last_step, r.values, table_number(r.final_value),
+                       table_number(r.best_value));
   return out;
 }
 

@@ -17,6 +17,8 @@ YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& 
   }
 }
 
+std::string table_number(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : std::string(); }
+
 void fail_at(const std::filesystem::path& file, const YAML::Node& node, const std::string& key,
              const std::string& what) {
   const YAML::Mark mark = node.Mark();

@@ -1,5 +1,5 @@
 // What the sweep layer's file readers (sweep files, paper tables) and result tables share: loading a YAML file with
-// errors located at file:line:key, and the mean ± sample standard deviation over seeds.
+// errors located at file:line:key, the mean ± sample standard deviation over seeds, and numbers in CSV cells.
 #pragma once
 #include <yaml-cpp/yaml.h>
 
@@ -17,6 +17,9 @@ YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& 
 /// Throws rlm::ConfigError "FILE:LINE: key: what" (without the line when the node has no position).
 [[noreturn]] void fail_at(const std::filesystem::path& file, const YAML::Node& node, const std::string& key,
                           const std::string& what);
+
+/// A table cell: the number in 6 significant digits, or empty for a NaN (no value).
+std::string table_number(double v);
 
 /// NaN for no values.
 inline double mean_of(const std::vector<double>& v) {

@@ -107,8 +107,7 @@ TEST_CASE("sweep: a config entry can be a variant of a file with its own label a
   CHECK(runs[1].overrides ==
         std::vector<std::string>{"algo.total_steps=10", "env.id=popgym/RepeatFirstHard", "experiment.seed=0"});
   CHECK_THAT(error_of(folder.write("configs: [{label: x}]\n")), Catch::Contains("needs file"));
-  CHECK_THAT(error_of(folder.write("configs: [{file: configs/*}]\n")),
-             Catch::Contains("must name exactly one file"));
+  CHECK_THAT(error_of(folder.write("configs: [{file: configs/*}]\n")), Catch::Contains("must name exactly one file"));
   CHECK_THAT(error_of(folder.write("configs: [{file: configs/a.yaml, lable: x}]\n")),
              Catch::Contains("configs.lable: unknown key"));
   CHECK_THAT(error_of(folder.write("configs: [{file: configs/a.yaml, label: x}, {file: configs/a.yaml, label: x}]\n")),
