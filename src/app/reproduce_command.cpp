@@ -94,7 +94,7 @@ int report(const sweep::PaperTable& table, const SweepJob& job, double budget) {
   const std::string markdown =
       sweep::reproduction_markdown(table, rows, budget, static_cast<int>(job.spec.seeds.size()));
   write_file_atomic(job.dir / "reproduction.md", markdown);
-  write_file_atomic(job.dir / "reproduction.csv", sweep::reproduction_csv(rows, budget));
+  write_file_atomic(job.dir / "reproduction.csv", sweep::reproduction_csv(table, rows, budget));
   write_file_atomic(job.dir / "runs.csv", sweep::runs_csv(results));
   plot_cells(table, job, job.dir);
   fmt::print("{}\n[reproduce] wrote {}/reproduction.md and reproduction.csv\n", markdown, job.dir.string());

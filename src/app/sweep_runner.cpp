@@ -39,7 +39,12 @@ std::string quote(const std::string& s) {
   return out + "'";
 }
 
-fs::path self_executable() { return fs::canonical("/proc/self/exe"); }
+/// This program's path, for the Slurm script and the workers' argv[0]. Resolved on first use: once a rebuild has
+/// replaced the file, /proc/self/exe names a deleted one and cannot be made canonical.
+const fs::path& self_executable() {
+  static const fs::path path = fs::canonical("/proc/self/exe");
+  return path;
+}
 
 std::string shell_words(const std::vector<std::string>& words) {
   std::string out;
@@ -79,8 +84,11 @@ int check_run_configs(const SweepJob& job) {
   return threads;
 }
 
-std::string last_error_line(const fs::path& log) {
+/// The run's `rlm: error:` line (or its last line) among what it wrote from `offset` on: a log is appended to by
+/// every attempt, and an earlier attempt's error is not this one's.
+std::string last_error_line(const fs::path& log, std::uintmax_t offset) {
   std::ifstream in(log);
+  in.seekg(static_cast<std::streamoff>(offset));
   std::string line, error, last;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
@@ -137,10 +145,19 @@ int run_one(const SweepJob& job, int index, bool dry_run) {
 struct Child {
   const sweep::SweepRun* run;
   std::chrono::steady_clock::time_point start;
+  std::uintmax_t log_offset = 0;  ///< the log's size when this attempt started
 };
 
+fs::path log_of(const SweepJob& job, const sweep::SweepRun& run) { return job.dir / "logs" / (run.id + ".log"); }
+
+std::uintmax_t size_or_zero(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  return ec ? 0 : size;
+}
+
 pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
-  const fs::path log = job.dir / "logs" / (run.id + ".log");
+  const fs::path log = log_of(job, run);
   std::vector<std::string> argv_s = {self_executable().string()};
   argv_s.insert(argv_s.end(), job.child_command.begin(), job.child_command.end());
   argv_s.insert(argv_s.end(), {"--only", std::to_string(run.index)});
@@ -152,7 +169,9 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  // /proc/self/exe, not the path: every worker runs the program this sweep started with, even when a rebuild has
+  // replaced the file on disk during a sweep of many hours.
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw UsageError(fmt::format("cannot start a worker for run {}: {}", run.id, std::strerror(rc)));
   return pid;
@@ -162,6 +181,7 @@ int run_local(const SweepJob& job, int jobs) {
   const auto& spec = job.spec;
   const auto& runs = job.runs;
   const fs::path& sweep_dir = job.dir;
+  self_executable();  // resolved now, while the file is surely there
   fs::create_directories(sweep_dir / "logs");
   write_file_atomic(sweep_dir / "sweep.json", manifest(spec, runs).dump(2));
   std::vector<const sweep::SweepRun*> queue;
@@ -188,12 +208,13 @@ int run_local(const SweepJob& job, int jobs) {
 
   std::map<pid_t, Child> children;
   size_t next = 0;
-  int finished = 0, failed = 0;
+  int finished = 0, failed = 0, stopped = 0;
   bool forwarded = false;
   while (next < queue.size() || !children.empty()) {
     while (!g_sweep_stop && next < queue.size() && static_cast<int>(children.size()) < jobs) {
       const auto* run = queue[next++];
-      children[spawn_run(job, *run)] = {run, std::chrono::steady_clock::now()};
+      const auto offset = size_or_zero(log_of(job, *run));
+      children[spawn_run(job, *run)] = {run, std::chrono::steady_clock::now(), offset};
       fmt::print("[sweep] started {} ({}/{})\n", run->id, run->index + 1, runs.size());
       std::fflush(stdout);
     }
@@ -214,17 +235,22 @@ int run_local(const SweepJob& job, int jobs) {
     const Child child = it->second;
     children.erase(it);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
-    const int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    if (code == 0) {
+    const fs::path log = log_of(job, *child.run);
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) {
       ++finished;
       fmt::print("[sweep] finished {} in {:.1f} s\n", child.run->id, seconds);
-    } else if (g_sweep_stop) {
-      fmt::print("[sweep] stopped {} (its checkpoint is kept)\n", child.run->id);
+    } else if (WIFEXITED(wstatus) && (WEXITSTATUS(wstatus) == 128 + SIGINT || WEXITSTATUS(wstatus) == 128 + SIGTERM)) {
+      // `rlm train` stopped by SIGINT/SIGTERM (ours, or someone else's): checkpointed, so a rerun resumes it.
+      ++stopped;
+      fmt::print("[sweep] stopped {} (exit {}; its checkpoint is kept)\n", child.run->id, WEXITSTATUS(wstatus));
+    } else if (WIFSIGNALED(wstatus)) {
+      ++failed;
+      fmt::print("[sweep] FAILED {}: killed by signal {} ({}){}  [log: {}]\n", child.run->id, WTERMSIG(wstatus),
+                 strsignal(WTERMSIG(wstatus)), WTERMSIG(wstatus) == SIGKILL ? ", out of memory?" : "", log.string());
     } else {
       ++failed;
-      const fs::path log = sweep_dir / "logs" / (child.run->id + ".log");
-      fmt::print("[sweep] FAILED {} (exit {}): {}  [log: {}]\n", child.run->id, code, last_error_line(log),
-                 log.string());
+      fmt::print("[sweep] FAILED {} (exit {}): {}  [log: {}]\n", child.run->id, WEXITSTATUS(wstatus),
+                 last_error_line(log, child.log_offset), log.string());
     }
     std::fflush(stdout);
   }
@@ -236,9 +262,11 @@ int run_local(const SweepJob& job, int jobs) {
                failed, left);
     return 128 + g_sweep_stop;
   }
-  fmt::print("[sweep] {} of {} runs finished{}; collect with: rlm {} --collect\n", already + finished, runs.size(),
-             failed ? fmt::format(", {} FAILED", failed) : "", shell_words(job.child_command));
-  return failed ? 1 : 0;
+  fmt::print("[sweep] {} of {} runs finished{}{}; {}\n", already + finished, runs.size(),
+             stopped ? fmt::format(", {} stopped (rerun the same command to resume them)", stopped) : "",
+             failed ? fmt::format(", {} FAILED", failed) : "",
+             fmt::format("collect with: rlm {} --collect", shell_words(job.child_command)));
+  return failed || stopped ? 1 : 0;
 }
 
 // ---- Slurm ----

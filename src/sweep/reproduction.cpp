@@ -26,10 +26,13 @@ double number(const fs::path& file, const YAML::Node& node, const std::string& k
   }
 }
 
+/// [mean, spread], or [mean] for a number printed without an error bar.
 PublishedValue published(const fs::path& file, const YAML::Node& node, const std::string& key) {
-  if (!node.IsSequence() || node.size() != 2) fail_at(file, node, key, "must be [mean, std]");
-  const PublishedValue v{number(file, node[0], key), number(file, node[1], key)};
-  if (v.std < 0) fail_at(file, node[1], key, "a standard deviation cannot be negative");
+  if (!node.IsSequence() || node.size() < 1 || node.size() > 2)
+    fail_at(file, node, key, "must be [mean, spread] or [mean]");
+  PublishedValue v{number(file, node[0], key), 0, node.size() == 2};
+  if (v.has_spread) v.spread = number(file, node[1], key);
+  if (v.spread < 0) fail_at(file, node[1], key, "an error bar cannot be negative");
   return v;
 }
 
@@ -41,11 +44,23 @@ double percentile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
-std::string verdict_of(double mean, const std::optional<PublishedValue>& p) {
+/// Our mean against the published mean ± spread; a number without an error bar against our IQM's 95% interval.
+std::string verdict_of(const ReproductionRow& row) {
+  const auto& p = row.published;
   if (!p) return "no published number";
-  if (mean < p->mean - p->std) return "below";
-  if (mean > p->mean + p->std) return "above";
+  if (p->has_spread) {
+    if (row.mean < p->mean - p->spread) return "below";
+    if (row.mean > p->mean + p->spread) return "above";
+  } else {
+    if (row.ci_high < p->mean) return "below";
+    if (row.ci_low > p->mean) return "above";
+  }
   return "inside";
+}
+
+/// The row's spread in the table's kind: the sample std, or the standard error std/√n.
+double spread_of(const PaperTable& table, double std, size_t n) {
+  return table.spread == "se" && n > 0 ? std / std::sqrt(static_cast<double>(n)) : std;
 }
 
 }  // namespace
@@ -76,8 +91,15 @@ PaperTable load_paper_table(const fs::path& file) {
       if (t.statistic != "final" && t.statistic != "best") fail_at(file, v, key, "must be final or best");
     } else if (key == "scale") {
       t.scale = number(file, v, key);
+    } else if (key == "spread") {
+      t.spread = v.as<std::string>();
+      if (t.spread != "std" && t.spread != "se") fail_at(file, v, key, "must be std or se (standard error)");
+    } else if (key == "decimals") {
+      const double d = number(file, v, key);
+      if (d < 0 || d > 6 || d != std::floor(d)) fail_at(file, v, key, "must be a whole number from 0 to 6");
+      t.decimals = static_cast<int>(d);
     } else if (key == "cells") {
-      if (!v.IsMap()) fail_at(file, v, key, "must map sweep config labels to [mean, std]");
+      if (!v.IsMap()) fail_at(file, v, key, "must map sweep config labels to [mean, spread], [mean] or null");
       for (const auto& c : v) {
         const auto label = c.first.as<std::string>();
         if (c.second.IsNull()) {
@@ -87,18 +109,18 @@ PaperTable load_paper_table(const fs::path& file) {
         }
       }
     } else if (key == "aggregates") {
-      if (!v.IsSequence()) fail_at(file, v, key, "must be a list of {name, cells, mean, std}");
+      if (!v.IsSequence()) fail_at(file, v, key, "must be a list of {name, cells, mean, spread}");
       for (const auto& a : v) {
-        if (!a.IsMap() || !a["name"] || !a["cells"] || !a["mean"] || !a["std"])
-          fail_at(file, a, key, "each aggregate needs name, cells (a label prefix), mean and std");
+        if (!a.IsMap() || !a["name"] || !a["cells"] || !a["mean"] || !a["spread"])
+          fail_at(file, a, key, "each aggregate needs name, cells (a label prefix), mean and spread");
         t.aggregates.push_back({a["name"].as<std::string>(),
                                 a["cells"].as<std::string>(),
-                                {number(file, a["mean"], key), number(file, a["std"], key)}});
+                                {number(file, a["mean"], key), number(file, a["spread"], key)}});
       }
     } else {
-      fail_at(
-          file, item.first, key,
-          "unknown key (a paper table takes id, title, source, sweep, metric, statistic, scale, cells, aggregates)");
+      fail_at(file, item.first, key,
+              "unknown key (a paper table takes id, title, source, sweep, metric, statistic, scale, spread, decimals, "
+              "cells, aggregates)");
     }
   }
   if (t.id.empty()) fail_at(file, root, "id", "is missing");
@@ -160,9 +182,10 @@ std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const st
     }
     row.mean = mean_of(values);
     row.std = sample_std(values);
+    row.spread = spread_of(table, row.std, values.size());
     row.iqm = interquartile_mean(values);
     std::tie(row.ci_low, row.ci_high) = iqm_confidence_interval({values});
-    row.verdict = verdict_of(row.mean, row.published);
+    row.verdict = verdict_of(row);
     rows.push_back(row);
   }
   for (const auto& agg : table.aggregates) {
@@ -198,9 +221,10 @@ std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const st
     row.runs = static_cast<int>(pooled.size());
     row.mean = mean_of(seed_means);
     row.std = sample_std(seed_means);
+    row.spread = spread_of(table, row.std, seed_means.size());
     row.iqm = interquartile_mean(pooled);
     std::tie(row.ci_low, row.ci_high) = iqm_confidence_interval(strata);
-    row.verdict = seed_means.empty() ? "no seed ran every cell" : verdict_of(row.mean, row.published);
+    row.verdict = seed_means.empty() ? "no seed ran every cell" : verdict_of(row);
     rows.push_back(row);
   }
   return rows;
@@ -208,38 +232,47 @@ std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const st
 
 std::string reproduction_markdown(const PaperTable& table, const std::vector<ReproductionRow>& rows, double budget,
                                   int seeds) {
+  const int d = table.decimals;
+  const auto num = [d](double v) { return fmt::format("{:.{}f}", v, d); };
+  const std::string spread = table.spread == "se" ? "s.e." : "std";
   std::string out = fmt::format("# {}\n\n", table.title.empty() ? table.id : table.title);
   out += fmt::format(
       "Source: {}; {}{}.\n\nOurs: `{}`, {} value of each run × {}; {} seed(s); budget {} of each config's "
-      "algo.total_steps.\n\n",
+      "algo.total_steps. Verdict: our mean inside the paper's mean ± {} or not; a published number without an error "
+      "bar is compared with our IQM's 95% interval.\n\n",
       table.source_paper, table.source_table, table.source_page.empty() ? "" : "; " + table.source_page, table.metric,
       table.statistic == "best" ? "the best (maximum)" : "the final", fmt::format("{:g}", table.scale), seeds,
-      fmt::format("{:g}", budget));
-  out += "| cell | ours: mean ± std | ours: IQM [95% CI] | runs | paper: mean ± std | verdict |\n";
+      fmt::format("{:g}", budget), spread);
+  out += fmt::format("| cell | ours: mean ± {0} | ours: IQM [95% CI] | runs | paper: mean ± {0} | verdict |\n", spread);
   out += "|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
     const std::string name = r.aggregate ? "**" + r.name + "**" : r.name;
-    const std::string paper =
-        r.published ? fmt::format("{:.1f} ± {:.1f}", r.published->mean, r.published->std) : std::string("–");
+    std::string paper = "–";
+    if (r.published)
+      paper =
+          r.published->has_spread ? num(r.published->mean) + " ± " + num(r.published->spread) : num(r.published->mean);
     if (r.runs == 0) {
       out += fmt::format("| {} | – | – | 0 | {} | {} |\n", name, paper, r.verdict);
       continue;
     }
-    out += fmt::format("| {} | {:.1f} ± {:.1f} | {:.1f} [{:.1f}, {:.1f}] | {} | {} | {} (budget {:g}) |\n", name,
-                       r.mean, r.std, r.iqm, r.ci_low, r.ci_high, r.runs, paper, r.verdict, budget);
+    out += fmt::format("| {} | {} ± {} | {} [{}, {}] | {} | {} | {} (budget {:g}) |\n", name, num(r.mean),
+                       num(r.spread), num(r.iqm), num(r.ci_low), num(r.ci_high), r.runs, paper, r.verdict, budget);
   }
   return out;
 }
 
-std::string reproduction_csv(const std::vector<ReproductionRow>& rows, double budget) {
-  std::string out = "cell,aggregate,runs,mean,std,iqm,iqm_ci_low,iqm_ci_high,paper_mean,paper_std,verdict,budget\n";
+std::string reproduction_csv(const PaperTable& table, const std::vector<ReproductionRow>& rows, double budget) {
+  std::string out =
+      "cell,aggregate,runs,mean,std,spread,iqm,iqm_ci_low,iqm_ci_high,paper_mean,paper_spread,spread_kind,verdict,"
+      "budget\n";
   for (const auto& r : rows) {
     const bool has = r.runs > 0;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:g}\n", r.name, r.aggregate ? 1 : 0, r.runs,
-                       has ? table_number(r.mean) : "", has ? table_number(r.std) : "", has ? table_number(r.iqm) : "",
-                       has ? table_number(r.ci_low) : "", has ? table_number(r.ci_high) : "",
+    const auto value = [has](double v) { return has ? table_number(v) : std::string(); };
+    const bool paper_spread = r.published && r.published->has_spread;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:g}\n", r.name, r.aggregate ? 1 : 0, r.runs,
+                       value(r.mean), value(r.std), value(r.spread), value(r.iqm), value(r.ci_low), value(r.ci_high),
                        r.published ? table_number(r.published->mean) : "",
-                       r.published ? table_number(r.published->std) : "", r.verdict, budget);
+                       paper_spread ? table_number(r.published->spread) : "", table.spread, r.verdict, budget);
   }
   return out;
 }

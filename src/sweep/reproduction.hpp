@@ -9,7 +9,10 @@
 //   metric: charts/episode_return_mean  # the metric each run contributes ...
 //   statistic: final                    # ... its last value (final) or its maximum over the run (best: MMER)
 //   scale: 100                          # ours × scale is compared with the published numbers
-//   cells: {gru/autoencode_easy: [-37.9, 7.7], ...}            # sweep config label → published mean, std (or null)
+//   spread: std                         # the paper's error bars: std (sample std over runs) or se (standard error)
+//   decimals: 1                         # digits after the point in the Markdown table
+//   cells: {gru/autoencode_easy: [-37.9, 7.7], ...}  # sweep config label → published [mean, spread], [mean] when
+//                                                    # the paper gives no error bar, or null when it has no number
 //   aggregates: [{name: GRU, cells: gru/, mean: -28.4, std: 1.3}]  # rows over the cells whose label starts so
 //
 // Statistics: per cell, mean ± sample std over seeds and the interquartile mean (IQM: the mean of the middle 50% of
@@ -17,7 +20,8 @@
 // interval (2000 resamples of the runs with replacement; per task for aggregates, rliable's stratified bootstrap).
 // An aggregate's mean ± std is over seeds of the per-seed average over its cells (the papers' "mean ± std over
 // runs" of a column average); its IQM pools every run of every cell. Verdict: "inside" when our mean lies within the
-// published mean ± std, else "below" or "above"; the table states the budget the runs had.
+// published mean ± spread (ours is then given with the same kind of spread), else "below" or "above"; a published
+// number without an error bar is "inside" when it lies within our IQM's 95% interval. The table states the budget.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -30,7 +34,9 @@
 namespace rlm::sweep {
 
 struct PublishedValue {
-  double mean = 0, std = 0;
+  double mean = 0;
+  double spread = 0;       ///< the paper's error bar: a std or a standard error (PaperTable::spread)
+  bool has_spread = true;  ///< false: the paper prints the number alone
 };
 
 struct PaperTable {
@@ -40,6 +46,8 @@ struct PaperTable {
   std::string metric = "charts/episode_return_mean";
   std::string statistic = "final";  ///< final | best
   double scale = 1;
+  std::string spread = "std";  ///< std | se: what the published error bars are, and so what ours are shown as
+  int decimals = 1;
   /// Every cell of the table; a paper that reports only aggregates (the FFM paper's MMER) has no number per cell.
   std::vector<std::pair<std::string, std::optional<PublishedValue>>> cells;
   struct Aggregate {
@@ -65,6 +73,7 @@ struct ReproductionRow {
   bool aggregate = false;
   int runs = 0;  ///< runs with a value (each seed once per cell)
   double mean = 0, std = 0, iqm = 0, ci_low = 0, ci_high = 0;
+  double spread = 0;  ///< std, or the standard error std/√n when the table's spread is se
   std::optional<PublishedValue> published;
   std::string verdict;  ///< inside | below | above | not run | no published number
 };
@@ -76,6 +85,6 @@ std::vector<ReproductionRow> reproduction_rows(const PaperTable& table, const st
 /// The Markdown report: title, source, budget and seeds, then one table; and the same rows as CSV.
 std::string reproduction_markdown(const PaperTable& table, const std::vector<ReproductionRow>& rows, double budget,
                                   int seeds);
-std::string reproduction_csv(const std::vector<ReproductionRow>& rows, double budget);
+std::string reproduction_csv(const PaperTable& table, const std::vector<ReproductionRow>& rows, double budget);
 
 }  // namespace rlm::sweep

@@ -101,6 +101,37 @@ grep -q 'FAILED gru_repeat_first__env.id=popgym-Nope__seed=0 (exit 2): rlm: erro
   fail "the failure should name the run and its error"
 grep -q '2 of 4 runs finished, 2 FAILED' broken.log || fail "summary with failures"
 
+# A worker stopped from outside (SIGTERM: checkpointed, exit 143) is "stopped", not FAILED, and resumes on a rerun;
+# one killed outright (SIGKILL) is FAILED with its signal. Either way the sweep exits 1. (Resuming after a stop is
+# checked above.)
+sed -e 's/^name: tiny/name: ext/' -e 's/algo.total_steps: 6400/algo.total_steps: 6400000/' \
+  -e 's/model.memory.type: \[gru, ffm\]/model.memory.type: [gru]/' -e 's/^seeds: 2/seeds: 1/' sweep.yaml >ext.yaml
+ext_run=runs/sweeps/ext/runs/gru_repeat_first__model.memory.type=gru__seed=0
+stop_worker() {  # SIGNAL: start the sweep, wait for the worker's first checkpoint, signal the worker alone
+  status=0
+  "$RLM" sweep --config ext.yaml --jobs 1 >ext.log 2>&1 &
+  local sweep_pid=$! worker=""
+  for _ in $(seq 1 600); do
+    worker=$(pgrep -P "$sweep_pid" -f -- "--only 0" || true)
+    [ -n "$worker" ] && ls "$ext_run"/checkpoints/ckpt_*.rlmckpt >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+  [ -n "$worker" ] || { kill -KILL "$sweep_pid"; fail "no worker started"; }
+  kill "-$1" "$worker"
+  wait "$sweep_pid" || status=$?
+  cat ext.log
+}
+stop_worker TERM
+[ "$status" -eq 1 ] || fail "a sweep with a stopped run should exit 1, got $status"
+grep -q 'stopped gru_repeat_first__model.memory.type=gru__seed=0 (exit 143; its checkpoint is kept)' ext.log ||
+  fail "a run stopped from outside should be reported as stopped"
+grep -q '0 of 1 runs finished, 1 stopped (rerun the same command to resume them)' ext.log || fail "stopped summary"
+grep -q FAILED ext.log && fail "a stopped run is not a failure"
+stop_worker KILL
+[ "$status" -eq 1 ] || fail "a sweep with a killed run should exit 1, got $status"
+grep -q 'FAILED gru_repeat_first__model.memory.type=gru__seed=0: killed by signal 9 (Killed), out of memory?' ext.log ||
+  fail "a killed run should be FAILED with its signal"
+
 # A key no config has is refused before anything starts.
 sed -e 's/^name: tiny/name: badkey/' -e 's/model.memory.type:/model.memory.typo:/' sweep.yaml >badkey.yaml
 status=0
@@ -134,5 +165,5 @@ grep -q '^| ffm/repeat_previous_easy | 98.3 ± 0.0 | 98.3 \[98.3, 98.3\] | 3 | 9
 grep -q '^| shm/repeat_previous_easy | – | – | 0 | 88.9 ± 11.1 | not run |$' "$rep/reproduction.md" || fail "shm row"
 grep -q '^| \*\*GRU (Table 1)\*\* | .* | not run (1 of 12 cells) |$' "$rep/reproduction.md" || fail "aggregate row"
 [ "$(grep -c '^| ' "$rep/reproduction.md")" -eq 7 ] || fail "only the chosen cells and the 3 aggregates (+ header)"
-grep -q '^gru/repeat_previous_easy,0,3,40,20,40,' "$rep/reproduction.csv" || fail "csv row"
+grep -q '^gru/repeat_previous_easy,0,3,40,20,20,40,' "$rep/reproduction.csv" || fail "csv row"
 echo "cli sweep ok"

@@ -85,6 +85,31 @@ TEST_CASE("reproduce: cells and aggregates beside the paper's numbers, with verd
     CHECK(r[0].runs == 2);
     CHECK(r[0].mean == Approx(-46));
   }
+  SECTION("standard errors: ours are shown as s.e. too, and the verdict uses the paper's s.e.") {
+    auto t = table();
+    t.spread = "se";
+    t.decimals = 2;
+    t.cells[0].second = PublishedValue{-46, 1};  // −44 ± 4 over 3 seeds: s.e. 4/√3 = 2.31
+    const auto r = reproduction_rows(t, results);
+    CHECK(r[0].std == Approx(4));
+    CHECK(r[0].spread == Approx(4 / std::sqrt(3.0)));
+    CHECK(r[0].verdict == "above");  // −44 above −46 ± 1
+    const std::string md = reproduction_markdown(t, r, 1, 3);
+    CHECK_THAT(md, Catch::Contains("| cell | ours: mean ± s.e. |"));
+    CHECK_THAT(md, Catch::Contains("| gru/a | -44.00 ± 2.31 |"));
+    CHECK_THAT(md, Catch::Contains("| -46.00 ± 1.00 | above (budget 1) |"));
+    CHECK_THAT(reproduction_csv(t, r, 1), Catch::Contains(",-46,1,se,above,1\n"));
+  }
+  SECTION("a published number without an error bar is checked against our IQM's interval") {
+    auto t = table();
+    t.cells[0].second = PublishedValue{-45, 0, false};  // inside [−48, −40]
+    t.cells[1].second = PublishedValue{30, 0, false};   // higher than all of 20, 22, 24
+    const auto r = reproduction_rows(t, results);
+    CHECK(r[0].verdict == "inside");
+    CHECK(r[1].verdict == "below");
+    CHECK_THAT(reproduction_markdown(t, r, 1, 3), Catch::Contains("| 3 | 30.0 | below (budget 1) |"));
+    CHECK_THAT(reproduction_csv(t, r, 1), Catch::Contains(",30,,std,below,1\n"));
+  }
   SECTION("the best value instead of the final one (MMER)") {
     auto t = table();
     t.statistic = "best";
@@ -96,7 +121,7 @@ TEST_CASE("reproduce: cells and aggregates beside the paper's numbers, with verd
     CHECK_THAT(md, Catch::Contains("| 3 | -40.0 ± 5.0 | inside (budget 0.1) |"));
     CHECK_THAT(md, Catch::Contains("| shm/a | – | – | 0 | 20.0 ± 2.0 | not run |"));
     CHECK_THAT(md, Catch::Contains("| **GRU** | -11.0 ± 1.7 |"));
-    const std::string csv = reproduction_csv(rows, 0.1);
+    const std::string csv = reproduction_csv(table(), rows, 0.1);
     CHECK_THAT(csv, Catch::Contains("gru/b,0,3,22,"));
     CHECK_THAT(csv, Catch::Contains(",above,0.1\n"));
   }
@@ -138,7 +163,11 @@ TEST_CASE("reproduce: malformed paper tables name file, line and key", "[sweep]"
     return std::string();
   };
   const std::string ok = "id: a/b\nsweep: s.yaml\n";
-  CHECK_THAT(error_of(ok + "cells: {x: [1]}\n"), Catch::Contains("paper.yaml:3: cells.x: must be [mean, std]"));
+  CHECK_THAT(error_of(ok + "cells: {x: [1, 2, 3]}\n"),
+             Catch::Contains("paper.yaml:3: cells.x: must be [mean, spread] or [mean]"));
+  CHECK_THAT(error_of(ok + "cells: {x: [1]}\nspread: sem\n"),
+             Catch::Contains("paper.yaml:4: spread: must be std or se"));
+  CHECK_THAT(error_of(ok + "cells: {x: [1]}\ndecimals: 1.5\n"), Catch::Contains("decimals: must be a whole number"));
   CHECK_THAT(error_of(ok + "cells: {x: [1, -2]}\n"), Catch::Contains("cannot be negative"));
   CHECK_THAT(error_of(ok + "cells: {x: [1, 2]}\nstatistic: max\n"), Catch::Contains("must be final or best"));
   CHECK_THAT(error_of(ok + "cells: {x: [1, 2]}\ntabel: 1\n"), Catch::Contains("paper.yaml:4: tabel: unknown key"));
