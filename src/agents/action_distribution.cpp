@@ -19,8 +19,8 @@ ActionSpec ActionSpec::from_space(const envs::Space& space, const std::string& e
   if (space.kind == Kind::Box) {
     for (size_t i = 0; i < space.low.size(); ++i) {
       if (!std::isfinite(space.low[i]) || !std::isfinite(space.high[i]))
-        throw ConfigError(fmt::format("env.id = '{}': continuous actions need finite bounds, got {}", env_id,
-                                      space.to_string()));
+        throw ConfigError(
+            fmt::format("env.id = '{}': continuous actions need finite bounds, got {}", env_id, space.to_string()));
     }
     spec.continuous = true;
     spec.low = space.low;

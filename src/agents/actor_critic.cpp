@@ -3,12 +3,13 @@
 #include <cmath>
 
 #include "memory/registry.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::agents {
 namespace {
 
-torch::nn::Linear orthogonal_linear(int64_t in, int64_t out) {
-  torch::nn::Linear layer(in, out);
+rlm::nn::Linear orthogonal_linear(int64_t in, int64_t out) {
+  rlm::nn::Linear layer(in, out);
   torch::nn::init::orthogonal_(layer->weight);
   return layer;
 }
@@ -26,7 +27,7 @@ torch::nn::Sequential mlp_head(int64_t in, const std::vector<int>& sizes, int64_
     push_activation(seq, activation);
     in = size;
   }
-  torch::nn::Linear last(in, out);
+  rlm::nn::Linear last(in, out);
   torch::nn::init::normal_(last->weight, 0.0, 0.01);
   seq->push_back(last);
   return seq;

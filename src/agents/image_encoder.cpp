@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "envs/vec_env.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::agents {
 namespace {
@@ -67,7 +68,7 @@ ImageEncoderImpl::ImageEncoderImpl(const ObservationLayout& layout)
     in = cnn.channels[i];
   }
   const auto [h, w] = conv_output(image_shape_[1], image_shape_[2], cnn);
-  linear_ = register_module("linear", torch::nn::Linear(in * h * w, embedding_size_));
+  linear_ = register_module("linear", rlm::nn::Linear(in * h * w, embedding_size_));
 }
 
 torch::Tensor ImageEncoderImpl::forward(const torch::Tensor& obs) {

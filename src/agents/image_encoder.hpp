@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agents/model_config.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::envs {
 class VecEnv;
@@ -50,7 +51,7 @@ class ImageEncoderImpl : public torch::nn::Module {
   int64_t image_size_, rest_size_, embedding_size_;
   bool normalize_;
   torch::nn::Sequential convs_{nullptr};
-  torch::nn::Linear linear_{nullptr};
+  rlm::nn::Linear linear_{nullptr};
 };
 TORCH_MODULE(ImageEncoder);
 

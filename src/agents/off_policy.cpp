@@ -7,8 +7,9 @@
 //    (pomdp-baselines' float num_updates_per_iter); each samples batch_size windows (episode_replay.hpp) and runs
 //    critic step -> actor step -> Polyak update of the targets -> α step (§4.5), every loss a masked mean over real
 //    steps;
-// 4. every eval_interval episodes the deterministic policy plays eval_episodes episodes on separate eval envs (the
-//    held-out tasks of envs with a task split, which are also evaluated on their training tasks);
+// 4. every eval_interval episodes and after the last iteration the deterministic policy plays eval_episodes episodes
+//    on separate eval envs (the held-out tasks of envs with a task split, which are also evaluated on their training
+//    tasks);
 // 5. metrics (JSONL, CSV, TensorBoard), progress line, checkpoints.
 // Time alignment (§4.1): a window of T steps is fed as T + 1 positions, o_0..o_T with the action and reward before
 // each; Q is predicted at positions 0..T−1 and the target of position i reads position i + 1, so one pass over the
@@ -603,7 +604,9 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
     summary.update_seconds += seconds - collect_seconds;
 
     EvalResult eval{nan, nan, nan, nan, nan}, train_split_eval{nan, nan, nan, nan, nan};
-    if (op.eval_interval > 0 && episodes_ >= next_eval_episodes_) {
+    // Every eval_interval episodes, and once more at the end, so that every run (a short --budget one too) ends
+    // with its final policy's score.
+    if (op.eval_interval > 0 && (episodes_ >= next_eval_episodes_ || env_steps_ >= total)) {
       eval = evaluate(*eval_envs_, 0);
       if (train_split_eval_envs_) train_split_eval = evaluate(*train_split_eval_envs_, 1);
       while (next_eval_episodes_ <= episodes_) next_eval_episodes_ += op.eval_interval;

@@ -6,12 +6,13 @@
 
 #include "core/error.hpp"
 #include "memory/registry.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::agents {
 namespace {
 
 torch::nn::Sequential linear_relu(int64_t in, int64_t out) {
-  return torch::nn::Sequential(torch::nn::Linear(in, out), torch::nn::ReLU());
+  return torch::nn::Sequential(rlm::nn::Linear(in, out), torch::nn::ReLU());
 }
 
 /// pomdp-baselines' RNN init (§4.3): orthogonal weight matrices (whole [3H, in] matrices, not per gate) and zero
@@ -44,7 +45,7 @@ torch::nn::Sequential make_hidden_layers(int64_t in, const std::vector<int>& hid
   torch::nn::Sequential layers;
   torch::NoGradGuard no_grad;
   for (int width : hidden) {
-    torch::nn::Linear layer(in, width);
+    rlm::nn::Linear layer(in, width);
     if (rlkit_init) {
       const double bound = 1.0 / std::sqrt(static_cast<double>(layer->weight.size(0)));  // size[0]: out-features
       layer->weight.uniform_(-bound, bound);
@@ -57,8 +58,8 @@ torch::nn::Sequential make_hidden_layers(int64_t in, const std::vector<int>& hid
   return layers;
 }
 
-torch::nn::Linear make_last_layer(int64_t in, int64_t out, double last_init, bool rlkit_init) {
-  torch::nn::Linear last(in, out);
+rlm::nn::Linear make_last_layer(int64_t in, int64_t out, double last_init, bool rlkit_init) {
+  rlm::nn::Linear last(in, out);
   if (rlkit_init) {
     torch::NoGradGuard no_grad;
     last->weight.uniform_(-last_init, last_init);
@@ -86,8 +87,8 @@ HistoryEncoderImpl::HistoryEncoderImpl(const ObservationLayout& obs, int64_t act
                            "model.off_policy: every embedding size is 0, so the memory would read nothing");
   }
   if (m.embedder == "joint") {
-    joint_embed_ = register_module("joint_embed", torch::nn::Sequential(torch::nn::Linear(
-                                                      obs_size + action_input_size, m.observation_embedding_size)));
+    joint_embed_ = register_module("joint_embed", torch::nn::Sequential(rlm::nn::Linear(obs_size + action_input_size,
+                                                                                        m.observation_embedding_size)));
   } else {
     // Concatenated in pomdp-baselines' order: action, reward, observation.
     if (m.action_embedding_size > 0)

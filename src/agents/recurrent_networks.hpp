@@ -18,6 +18,7 @@
 #include "agents/experiment_config.hpp"
 #include "agents/image_encoder.hpp"
 #include "memory/memory.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::agents {
 
@@ -39,7 +40,7 @@ torch::nn::Sequential make_mlp(int64_t in, const std::vector<int>& hidden, int64
                                bool rlkit_init);
 /// The hidden part of make_mlp (Linear + ReLU per width; empty for no widths) and its last layer.
 torch::nn::Sequential make_hidden_layers(int64_t in, const std::vector<int>& hidden, bool rlkit_init);
-torch::nn::Linear make_last_layer(int64_t in, int64_t out, double last_init, bool rlkit_init);
+rlm::nn::Linear make_last_layer(int64_t in, int64_t out, double last_init, bool rlkit_init);
 
 class HistoryEncoderImpl : public torch::nn::Module {
  public:
@@ -105,7 +106,7 @@ class RecurrentActorImpl : public torch::nn::Module {
   HistoryEncoder encoder_{nullptr};
   torch::nn::Sequential obs_branch_{nullptr};  // empty for a raw shortcut
   torch::nn::Sequential trunk_{nullptr};       // hidden layers
-  torch::nn::Linear last_{nullptr}, log_std_{nullptr};
+  rlm::nn::Linear last_{nullptr}, log_std_{nullptr};
 };
 TORCH_MODULE(RecurrentActor);
 

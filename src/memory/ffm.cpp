@@ -3,6 +3,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "nn/linear.hpp"
 #include "scan/linear_scan.hpp"
 
 namespace rlm::memory {
@@ -63,7 +64,7 @@ Ffm::Ffm(int64_t input_size, const FfmOptions& options) : options_(options) {
 
   const int64_t m = o.memory_size, c = o.context_size, d = o.output_size;
   // Construction order as the reference (pre, aggregator, mix), so one seed draws the same Linear weights.
-  pre = register_module("pre", torch::nn::Linear(input_size, 2 * m + 2 * d));
+  pre = register_module("pre", rlm::nn::Linear(input_size, 2 * m + 2 * d));
   auto [a0, b0] = initial_decay(o, limit_);
   if (o.decay_shape == FfmDecayShape::kHadamard) {
     a0 = a0.unsqueeze(1).expand({m, c}).clone();
@@ -71,7 +72,7 @@ Ffm::Ffm(int64_t input_size, const FfmOptions& options) : options_(options) {
   }
   a = register_parameter("a", a0);
   b = register_parameter("b", b0);
-  mix = register_module("mix", torch::nn::Linear(2 * m * c, d));
+  mix = register_module("mix", rlm::nn::Linear(2 * m * c, d));
 }
 
 MemoryState Ffm::initial_state(int64_t batch, const torch::Device& device) const {

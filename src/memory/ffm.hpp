@@ -11,6 +11,7 @@
 #pragma once
 #include "memory/ffm_config.hpp"
 #include "memory/memory.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::memory {
 
@@ -38,10 +39,10 @@ class Ffm : public Memory {
   double limit() const { return limit_; }
   const FfmOptions& options() const { return options_; }
 
-  torch::nn::Linear pre{nullptr};  ///< D -> 2m + 2d, output split [v: m | thru: d | gate: m + d]
-  torch::Tensor a;                 ///< [m] (Hadamard: [m, c]), float32, stores −α
-  torch::Tensor b;                 ///< [c] (Hadamard: [m, c]), float32, stores ω
-  torch::nn::Linear mix{nullptr};  ///< 2mc -> d
+  rlm::nn::Linear pre{nullptr};  ///< D -> 2m + 2d, output split [v: m | thru: d | gate: m + d]
+  torch::Tensor a;               ///< [m] (Hadamard: [m, c]), float32, stores −α
+  torch::Tensor b;               ///< [c] (Hadamard: [m, c]), float32, stores ω
+  rlm::nn::Linear mix{nullptr};  ///< 2mc -> d
 
  private:
   FfmOptions options_;

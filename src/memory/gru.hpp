@@ -1,5 +1,7 @@
 // GRU backend: POPGym's baseline memory (popgym/baselines/ray_models/ray_gru.py; models_algos.md §2.4):
 // one nn.GRU layer with PyTorch's default initialisation and a zero initial state.
+// On the CPU in float32 the layer's weights are run by our own step loop (the GEMMs through rlm::nn::linear, i.e.
+// oneDNN: nn/linear.hpp says why), with torch's GRU equations and gate order; on CUDA, cuDNN's fused GRU.
 #pragma once
 #include "memory/memory.hpp"
 
@@ -13,6 +15,9 @@ class Gru : public Memory {
   MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
 
  private:
+  MemoryOutput forward_torch(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& starts);
+  MemoryOutput forward_steps(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& starts);
+
   int64_t hidden_size_;
   torch::nn::GRU gru_{nullptr};
 };

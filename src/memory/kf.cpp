@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "nn/linear.hpp"
 #include "scan/kf_scan.hpp"
 
 namespace rlm::memory {
@@ -30,9 +31,9 @@ KfLayer::KfLayer(int64_t width, const KfOptions& options)
   // Input projection channels, in order: u (kf, vssm), w and r̃ (kf, kf_u), q̃_t (input-dependent process noise).
   int64_t chunks = (has_u_ ? 1 : 0) + (has_kf_ ? 2 : 0);
   if (options.process_noise == KfProcessNoise::input_dependent) ++chunks;
-  in_proj_ = register_module("in_proj", torch::nn::Linear(width, chunks * n_));
+  in_proj_ = register_module("in_proj", rlm::nn::Linear(width, chunks * n_));
   const bool with_cov = options.output_features == KfOutputFeatures::mean_cov;
-  out_proj_ = register_module("out_proj", torch::nn::Linear((with_cov ? 2 : 1) * n_, width));
+  out_proj_ = register_module("out_proj", rlm::nn::Linear((with_cov ? 2 : 1) * n_, width));
 
   // HiPPO diagonal (S4D-Real, mamba-minimal): Ã_n = −exp(A_log_n) = −(n + 1); B̃ = 1 (kf.md §1.4).
   torch::Tensor a_log = torch::log(torch::arange(1, n_ + 1, torch::kFloat32));
@@ -134,7 +135,7 @@ Kf::Kf(int64_t input_size, const KfOptions& options)
   if (options.state_size < 1) throw ConfigError("model.memory.kf.state_size: must be at least 1");
   if (options.num_layers < 1) throw ConfigError("model.memory.kf.num_layers: must be at least 1");
   if (options.input_lag != 0 && options.input_lag != 1) throw ConfigError("model.memory.kf.input_lag: must be 0 or 1");
-  if (width_ != input_size) input_map_ = register_module("input_map", torch::nn::Linear(input_size, width_));
+  if (width_ != input_size) input_map_ = register_module("input_map", rlm::nn::Linear(input_size, width_));
   for (int64_t l = 0; l < options.num_layers; ++l)
     layers_.push_back(register_module("layer" + std::to_string(l), std::make_shared<KfLayer>(width_, options)));
   if (options.rms_norm) {

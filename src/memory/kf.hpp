@@ -22,6 +22,7 @@
 
 #include "memory/kf_config.hpp"
 #include "memory/memory.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::memory {
 
@@ -64,8 +65,8 @@ class KfLayer : public torch::nn::Module {
   int64_t n_;
   bool has_u_;
   bool has_kf_;
-  torch::nn::Linear in_proj_{nullptr};
-  torch::nn::Linear out_proj_{nullptr};
+  rlm::nn::Linear in_proj_{nullptr};
+  rlm::nn::Linear out_proj_{nullptr};
   torch::Tensor a_log_, b_tilde_, q_raw_, dt_raw_;
 };
 
@@ -84,7 +85,7 @@ class Kf : public Memory {
 
   KfOptions options_;
   int64_t width_;
-  torch::nn::Linear input_map_{nullptr};
+  rlm::nn::Linear input_map_{nullptr};
   std::vector<std::shared_ptr<KfLayer>> layers_;
   std::vector<torch::Tensor> norm_gains_;
 };

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "nn/linear.hpp"
 #include "scan/shm_scan.hpp"
 
 namespace rlm::memory {
@@ -35,21 +36,21 @@ Shm::Shm(int64_t input_size, const ShmOptions& options) : options_(options) {
   // PyTorch's default Linear init depends only on fan_in, so one fused Linear has the distribution of the code's
   // five separate bias-free Linears (and the same parameter count).
   projections_ =
-      register_module("projections", torch::nn::Linear(torch::nn::LinearOptions(input_size, 4 * h + 1).bias(false)));
+      register_module("projections", rlm::nn::Linear(torch::nn::LinearOptions(input_size, 4 * h + 1).bias(false)));
   if (options.calibration == "random_theta" || options.calibration == "fixed_theta") {
     const int64_t rows = options.calibration == "fixed_theta" ? 1 : options.num_thetas;
     // shm.md §1.3: created with rand, then xavier_uniform_ (fan_in = H, fan_out = L).
     theta_table_ = register_parameter("theta_table", torch::empty({rows, h}));
     torch::nn::init::xavier_uniform_(theta_table_);
   } else if (options.calibration == "neural_theta") {
-    theta_net_ = register_module("theta_net", torch::nn::Linear(input_size, h));  // shm.md §2 default: one Linear
+    theta_net_ = register_module("theta_net", rlm::nn::Linear(input_size, h));  // shm.md §2 default: one Linear
   } else if (options.calibration == "fixed_c") {
     // Init unstated (shm.md §6.10): xavier, like the θ table, so C starts near 1 with some spread.
     fixed_c_ = register_parameter("fixed_c", torch::empty({h, h}));
     torch::nn::init::xavier_uniform_(fixed_c_);
   }
-  if (options.shortcut) shortcut_ = register_module("shortcut", torch::nn::Linear(input_size, h));
-  out_ = register_module("out", torch::nn::Linear(h, options.output_size));
+  if (options.shortcut) shortcut_ = register_module("shortcut", rlm::nn::Linear(input_size, h));
+  out_ = register_module("out", rlm::nn::Linear(h, options.output_size));
 }
 
 MemoryState Shm::initial_state(int64_t batch, const torch::Device& device) const {

@@ -9,6 +9,7 @@
 
 #include "memory/memory.hpp"
 #include "memory/shm_config.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::memory {
 
@@ -34,12 +35,12 @@ class Shm : public Memory {
 
   ShmOptions options_;
   torch::nn::LayerNorm norm_{nullptr};
-  torch::nn::Linear projections_{nullptr};  // k, q, v, vc (H each) and η (1) in one matmul; no bias
-  torch::Tensor theta_table_;               // [L, H] (random_theta, fixed_theta with L = 1)
-  torch::nn::Linear theta_net_{nullptr};    // neural_theta
-  torch::Tensor fixed_c_;                   // [H, H] (fixed_c)
-  torch::nn::Linear shortcut_{nullptr};
-  torch::nn::Linear out_{nullptr};
+  rlm::nn::Linear projections_{nullptr};  // k, q, v, vc (H each) and η (1) in one matmul; no bias
+  torch::Tensor theta_table_;             // [L, H] (random_theta, fixed_theta with L = 1)
+  rlm::nn::Linear theta_net_{nullptr};    // neural_theta
+  torch::Tensor fixed_c_;                 // [H, H] (fixed_c)
+  rlm::nn::Linear shortcut_{nullptr};
+  rlm::nn::Linear out_{nullptr};
 };
 
 }  // namespace rlm::memory

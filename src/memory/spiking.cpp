@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "memory/spiking_highway.hpp"
+#include "nn/linear.hpp"
 #include "scan/linear_scan.hpp"
 
 namespace rlm::memory {
@@ -86,8 +87,8 @@ Spiking::Spiking(int64_t input_size, const SpikingOptions& options) : options_(o
 
   const int64_t nh = o.hidden_size;
   const int64_t proj = (o.forget_gate == SpikingForgetGate::kLru ? 4 : 6) * nh;
-  in_proj_ = register_module("in_proj", torch::nn::Linear(input_size, proj));
-  out_proj_ = register_module("out_proj", torch::nn::Linear(2 * nh, o.resolved_output_size()));
+  in_proj_ = register_module("in_proj", rlm::nn::Linear(input_size, proj));
+  out_proj_ = register_module("out_proj", rlm::nn::Linear(2 * nh, o.resolved_output_size()));
   const double w0 = std::log(o.leak_init / (1.0 - o.leak_init));  // k = sigmoid(w), w0 = logit(k0) (§1.2 [R])
   leak_logit_ = register_parameter("leak_logit", torch::full({o.shared_leak ? 1 : 2, nh}, w0));
   if (o.forget_gate == SpikingForgetGate::kLru) {

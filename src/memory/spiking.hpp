@@ -36,6 +36,7 @@
 
 #include "memory/memory.hpp"
 #include "memory/spiking_config.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::memory {
 
@@ -103,8 +104,8 @@ class Spiking : public Memory {
 
   SpikingOptions options_;
   int64_t input_size_;
-  torch::nn::Linear in_proj_{nullptr};
-  torch::nn::Linear out_proj_{nullptr};
+  rlm::nn::Linear in_proj_{nullptr};
+  rlm::nn::Linear out_proj_{nullptr};
   torch::Tensor leak_logit_;     // [2 or 1, N_h]
   torch::Tensor lru_nu_log_;     // [N_h], LRU forget gate only
   torch::Tensor lru_phase_log_;  // [N_h], LRU forget gate only

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::memory {
 namespace {
@@ -35,9 +36,9 @@ Stm::Stm(int64_t input_size, const StmOptions& options) : options_(options) {
   reads_relational_ = carries_relational_ && !alpha2_zero;
   const bool transfers = !(o.alpha3 && *o.alpha3 == 0.0);
 
+  using rlm::nn::Linear;
   using torch::nn::LayerNorm;
   using torch::nn::LayerNormOptions;
-  using torch::nn::Linear;
   std::vector<Linear> linears;
   auto linear = [&](const char* name, int64_t in, int64_t out) {
     auto layer = register_module(name, Linear(in, out));
@@ -91,7 +92,7 @@ Stm::Stm(int64_t input_size, const StmOptions& options) : options_(options) {
       torch::nn::init::xavier_uniform_(layer->weight);
       torch::nn::init::zeros_(layer->bias);
     }
-  }  // kTorch: torch::nn::Linear's own default is PyTorch's
+  }  // kTorch: rlm::nn::Linear's own default is PyTorch's
   if (o.learn_init_state) {
     const double item_bound = 1.0 / std::sqrt(2.0 * static_cast<double>(d));
     item0_ = register_parameter("item_init", torch::empty({d, d}).uniform_(-item_bound, item_bound));

@@ -19,6 +19,7 @@
 
 #include "memory/memory.hpp"
 #include "memory/stm_config.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::memory {
 
@@ -66,15 +67,15 @@ class Stm : public Memory {
   bool carries_relational_;  ///< carry_relational, unless alpha1 and alpha2 are both fixed at 0 (M^r_{t-1} unused)
   bool reads_relational_;    ///< carries M^r and alpha2 is not fixed at 0: the M^r read path exists
 
-  torch::nn::Linear f1_{nullptr}, f2_{nullptr}, f3_{nullptr};  // input projections (stm.md §3.2)
-  torch::nn::Linear gate_in_{nullptr}, gate_mem_{nullptr};     // Wg_in, Wg_mem
-  torch::Tensor input_bias_, forget_bias_;                     // bI = 0, bF = 1 (scalars)
-  torch::nn::Linear qkv_{nullptr};                             // Wqkv: d -> 3nq
-  torch::nn::LayerNorm qkv_ln_{nullptr};                       // variants (a), (b)
-  torch::Tensor qkv_ln_weight_, qkv_ln_bias_;                  // variant (c): [3, 1, d]
-  torch::nn::Linear g1_{nullptr}, g2_{nullptr}, g3_{nullptr};  // transfer, distillation, output
+  rlm::nn::Linear f1_{nullptr}, f2_{nullptr}, f3_{nullptr};  // input projections (stm.md §3.2)
+  rlm::nn::Linear gate_in_{nullptr}, gate_mem_{nullptr};     // Wg_in, Wg_mem
+  torch::Tensor input_bias_, forget_bias_;                   // bI = 0, bF = 1 (scalars)
+  rlm::nn::Linear qkv_{nullptr};                             // Wqkv: d -> 3nq
+  torch::nn::LayerNorm qkv_ln_{nullptr};                     // variants (a), (b)
+  torch::Tensor qkv_ln_weight_, qkv_ln_bias_;                // variant (c): [3, 1, d]
+  rlm::nn::Linear g1_{nullptr}, g2_{nullptr}, g3_{nullptr};  // transfer, distillation, output
   torch::nn::LayerNorm out_ln_{nullptr};
-  torch::nn::Linear head1_{nullptr}, head2_{nullptr}, head_out_{nullptr};
+  rlm::nn::Linear head1_{nullptr}, head2_{nullptr}, head_out_{nullptr};
   torch::Tensor alpha1_, alpha2_, alpha3_;  // learnable scalars [1] (undefined when fixed or unused)
   torch::Tensor item0_, rel0_;              // learned initial memories (undefined when zeros or unused)
 };

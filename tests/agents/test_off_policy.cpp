@@ -245,6 +245,24 @@ TEST_CASE("off-policy: α starts where the config says and only a tuned α learn
   CHECK_FALSE(constant.agent()->log_alpha.requires_grad());
 }
 
+TEST_CASE("off-policy: a run shorter than eval_interval still ends with an evaluation", "[agents][off_policy]") {
+  // 4 iterations of 2 episodes: the interval (1000 episodes) is never reached, as in a reproduction at a small
+  // --budget, but the final policy is scored once, on the last row.
+  auto config = tiny_config("sacd", "popgym/RepeatPreviousEasy", 4 * 2 * 51);
+  config.algo.off_policy.eval_interval = 1000;
+  const auto dir = fresh_dir("op-final-eval");
+  OffPolicyTrainer(config, dir).train();
+  const auto rows = metrics_without_timing(dir);
+  REQUIRE_FALSE(rows.empty());
+  int evaluations = 0;
+  const auto evaluated = [](const nlohmann::json& row) {
+    return row.contains("eval/episode_return_mean") && !row["eval/episode_return_mean"].is_null();
+  };
+  for (const auto& row : rows) evaluations += evaluated(row) ? 1 : 0;
+  CHECK(evaluations == 1);
+  CHECK(evaluated(rows.back()));
+}
+
 TEST_CASE("off-policy: meta envs evaluate every held-out task once and store goal states as terminal",
           "[agents][off_policy]") {
   // Point Robot's original variant: 80 training and 20 held-out tasks, two inner episodes of 60 steps.

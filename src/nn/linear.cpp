@@ -1,0 +1,87 @@
+#include "nn/linear.hpp"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+namespace rlm::nn {
+namespace {
+
+bool default_enabled() {
+  const char* choice = std::getenv("RLM_CPU_GEMM");
+  return at::hasMKLDNN() && !(choice != nullptr && std::strcmp(choice, "mkl") == 0);
+}
+
+std::atomic<bool>& enabled_flag() {
+  static std::atomic<bool> flag{default_enabled()};
+  return flag;
+}
+
+/// a·Wᵀ (+ bias) for a [M, K] and W [N, K], any strides: libtorch's oneDNN inner product.
+torch::Tensor onednn_affine(const torch::Tensor& a, const torch::Tensor& w, const std::optional<torch::Tensor>& bias) {
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("mkldnn::_linear_pointwise", "")
+          .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, std::string_view,
+                            c10::List<std::optional<at::Scalar>>, std::optional<std::string_view>)>();
+  return op.call(a, w, bias, "none", c10::List<std::optional<at::Scalar>>(), std::nullopt);
+}
+
+/// Δx = Δy·W and ΔW = Δyᵀ·x (each only when needed), through oneDNN as the forward.
+torch::autograd::tensor_list linear_gradients(torch::autograd::AutogradContext* ctx, const torch::Tensor& grad_y) {
+  const auto saved = ctx->get_saved_variables();
+  const torch::Tensor &x = saved[0], &w = saved[1];
+  const torch::Tensor gy = grad_y.contiguous();  // [M, N]
+  torch::Tensor gx, gw;
+  if (ctx->needs_input_grad(0)) gx = onednn_affine(gy, w.t(), std::nullopt);
+  if (ctx->needs_input_grad(1)) gw = onednn_affine(gy.t(), x.t(), std::nullopt);
+  return {gx, gw};
+}
+
+/// y = x·Wᵀ + b for 2-D x. (Two functions: autograd takes no undefined tensor among a function's inputs.)
+struct OneDnnLinear : torch::autograd::Function<OneDnnLinear> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& w,
+                               const torch::Tensor& b) {
+    ctx->save_for_backward({x, w});
+    return onednn_affine(x, w, b);
+  }
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    auto out = linear_gradients(ctx, grads[0]);
+    out.push_back(ctx->needs_input_grad(2) ? grads[0].sum(0) : torch::Tensor());
+    return out;
+  }
+};
+
+/// y = x·Wᵀ for 2-D x.
+struct OneDnnLinearNoBias : torch::autograd::Function<OneDnnLinearNoBias> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& w) {
+    ctx->save_for_backward({x, w});
+    return onednn_affine(x, w, std::nullopt);
+  }
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    return linear_gradients(ctx, grads[0]);
+  }
+};
+
+}  // namespace
+
+bool onednn_linear_enabled() { return enabled_flag().load(std::memory_order_relaxed); }
+
+void set_onednn_linear(bool enabled) { enabled_flag().store(enabled && at::hasMKLDNN()); }
+
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+  if (!onednn_linear_enabled() || !x.device().is_cpu() || x.scalar_type() != torch::kFloat || x.numel() == 0 ||
+      x.dim() < 1)
+    return torch::linear(x, weight, bias);
+  auto sizes = x.sizes().vec();
+  const auto x2d = x.reshape({-1, sizes.back()});
+  torch::Tensor y = bias.defined() ? OneDnnLinear::apply(x2d, weight, bias) : OneDnnLinearNoBias::apply(x2d, weight);
+  sizes.back() = weight.size(0);
+  return y.view(sizes);
+}
+
+}  // namespace rlm::nn

@@ -1,0 +1,35 @@
+// Linear layers whose CPU GEMMs run on oneDNN instead of MKL.
+//
+// Why: libtorch's CPU matmul calls MKL, and MKL takes its AVX2 "zen" path on AMD CPUs even where they have full
+// AVX-512 (Zen 4/5 EPYC, the dev VM), while oneDNN (also inside libtorch, as the mkldnn ops) dispatches on the CPU's
+// features. On the dev VM, one thread, float32: x·Wᵀ for 8192×256 · 256×768 runs at 103 GFLOP/s through torch::linear
+// and 236 GFLOP/s through oneDNN; the input gradient likewise, the weight gradient (Δyᵀ·x) at 174. Nearly all of a
+// PPO update is these GEMMs (perf: 80% in MKL sgemm), so this is where a CPU run's time goes.
+//
+// rlm::nn::linear is torch::linear with a custom autograd function on the CPU in float32: the forward and both
+// gradients are libtorch's `mkldnn::_linear_pointwise` op (oneDNN's inner product on plain strided tensors). The
+// results are float32 GEMMs with another summation order (≈1e-6 relative from MKL's), deterministic for a given
+// machine and thread count. Elsewhere (CUDA, other dtypes, a libtorch without oneDNN) it is torch::linear.
+// RLM_CPU_GEMM=mkl in the environment turns the oneDNN path off (A/B timing, bitwise comparisons with torch).
+#pragma once
+#include <torch/torch.h>
+
+namespace rlm::nn {
+
+/// y = x·Wᵀ + b over the last dimension of x, as torch::linear (bias may be undefined).
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
+
+/// Whether CPU float32 linears take the oneDNN path (default: yes when libtorch has oneDNN and RLM_CPU_GEMM is not
+/// "mkl"). set_onednn_linear switches it for the whole process (tests compare both paths).
+bool onednn_linear_enabled();
+void set_onednn_linear(bool enabled);
+
+/// torch::nn::Linear (same options, parameters "weight"/"bias", same initialisation) whose forward is rlm::nn::linear.
+class LinearImpl : public torch::nn::LinearImpl {
+ public:
+  using torch::nn::LinearImpl::LinearImpl;
+  torch::Tensor forward(const torch::Tensor& input) { return rlm::nn::linear(input, weight, bias); }
+};
+TORCH_MODULE(Linear);
+
+}  // namespace rlm::nn

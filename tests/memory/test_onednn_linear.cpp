@@ -1,0 +1,100 @@
+// rlm::nn::linear's oneDNN path against torch::linear (MKL): forward and both gradients, with and without bias, any
+// leading dimensions; and the GRU's own step loop (which runs on it) against torch's fused GRU, resets included.
+// The two paths are float32 GEMMs with different summation orders, so they agree to ~1e-6 relative, not bitwise.
+#include <torch/torch.h>
+
+#include <catch2/catch.hpp>
+
+#include "memory/gru.hpp"
+#include "nn/linear.hpp"
+
+namespace {
+
+/// Runs f with the oneDNN path switched on or off, restoring the previous setting.
+template <class F>
+auto with_onednn(bool on, F&& f) {
+  const bool before = rlm::nn::onednn_linear_enabled();
+  rlm::nn::set_onednn_linear(on);
+  auto result = f();
+  rlm::nn::set_onednn_linear(before);
+  return result;
+}
+
+struct LinearResult {
+  torch::Tensor y, gx, gw, gb;
+};
+
+LinearResult run_linear(bool onednn, const torch::Tensor& x0, const torch::Tensor& w0, const torch::Tensor& b0) {
+  return with_onednn(onednn, [&] {
+    auto x = x0.clone().requires_grad_(true);
+    auto w = w0.clone().requires_grad_(true);
+    auto b = b0.defined() ? b0.clone().requires_grad_(true) : torch::Tensor();
+    auto y = rlm::nn::linear(x, w, b);
+    (y * torch::linspace(-1, 1, y.numel()).view(y.sizes())).sum().backward();
+    return LinearResult{y.detach(), x.grad(), w.grad(), b.defined() ? b.grad() : torch::Tensor()};
+  });
+}
+
+}  // namespace
+
+TEST_CASE("oneDNN linear: equals torch::linear and its gradients", "[memory][linear]") {
+  if (!at::hasMKLDNN()) {
+    WARN("libtorch without oneDNN: nothing to compare");
+    return;
+  }
+  torch::manual_seed(3);
+  for (const bool bias : {true, false}) {
+    INFO("bias " << bias);
+    const auto x = torch::randn({5, 7, 33});  // leading dims [5, 7] are flattened and restored
+    const auto w = torch::randn({19, 33});
+    const auto b = bias ? torch::randn({19}) : torch::Tensor();
+    const auto ours = run_linear(true, x, w, b);
+    const auto ref = run_linear(false, x, w, b);
+    CHECK(ours.y.sizes() == ref.y.sizes());
+    CHECK(torch::allclose(ours.y, ref.y, 1e-5, 1e-5));
+    CHECK(torch::allclose(ours.gx, ref.gx, 1e-5, 1e-5));
+    CHECK(torch::allclose(ours.gw, ref.gw, 1e-5, 1e-4));
+    if (bias) CHECK(torch::allclose(ours.gb, ref.gb, 1e-5, 1e-5));
+    // Not a copy of the reference path: a wrong weight layout would be far off, not 1e-5.
+    CHECK_FALSE(torch::allclose(ours.y, run_linear(true, x, w.flip(0), b).y, 1e-2, 1e-2));
+  }
+  // An input without gradient (observations) needs no input gradient; a non-contiguous input works.
+  const auto w = torch::randn({8, 6}).requires_grad_(true);
+  const auto x = torch::randn({6, 10}).t();
+  auto y = rlm::nn::linear(x, w);
+  y.sum().backward();
+  CHECK(torch::allclose(y, torch::linear(x, w), 1e-5, 1e-5));
+  CHECK(torch::allclose(w.grad(), torch::ones({10, 8}).t().mm(x), 1e-5, 1e-5));
+}
+
+TEST_CASE("oneDNN linear: the GRU step loop equals torch's fused GRU, resets included", "[memory][linear]") {
+  if (!at::hasMKLDNN()) {
+    WARN("libtorch without oneDNN: nothing to compare");
+    return;
+  }
+  torch::manual_seed(5);
+  rlm::memory::Gru gru(12, 24);
+  const int64_t steps = 9, batch = 4;
+  const auto x = torch::randn({steps, batch, 12});
+  auto starts = torch::zeros({steps, batch}, torch::kBool);
+  starts[0].fill_(true);
+  starts[4][1] = true;  // an episode starts mid-sequence for entry 1
+  starts[7][3] = true;
+  const auto h0 = torch::randn({batch, 24});
+  const auto run = [&](bool onednn) {
+    return with_onednn(onednn, [&] {
+      gru.zero_grad();
+      auto out = gru.forward(x, {{h0}}, starts);
+      (out.y * torch::linspace(-1, 1, out.y.numel()).view(out.y.sizes())).sum().backward();
+      std::vector<torch::Tensor> result = {out.y.detach(), out.state.tensors[0].detach()};
+      for (const auto& p : gru.parameters()) result.push_back(p.grad().clone());
+      return result;
+    });
+  };
+  const auto ours = run(true), ref = run(false);
+  REQUIRE(ours.size() == ref.size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    INFO("tensor " << i);
+    CHECK(torch::allclose(ours[i], ref[i], 1e-5, 1e-5));
+  }
+}
