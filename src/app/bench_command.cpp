@@ -1,9 +1,11 @@
-// `rlm bench [--quick] [--json FILE]`: end-to-end PPO throughput (`rlm bench sac`: sac_bench_command.cpp) (env steps
-// per second, rollout + update) on this machine for the learning-test config and the POPGym paper config. Timing lives
-// here, never in tests.
+// `rlm bench [--quick] [--backends] [--json FILE]`: end-to-end PPO throughput (`rlm bench sac`: sac_bench_command.cpp)
+// (env steps per second, rollout + update) on this machine for the learning-test config and the POPGym paper config;
+// with --backends, the learning-test config once per memory backend (model.memory.type overridden, everything else
+// equal) and each one's speed relative to the GRU's. Timing lives here, never in tests.
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,18 +17,21 @@
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
+#include "memory/registry.hpp"
 
 namespace rlm::app {
 namespace fs = std::filesystem;
 
 int bench_command(const Args& args) {
   if (!args.empty() && args[0] == "sac") return sac_bench_command(Args(args.begin() + 1, args.end()));
-  const auto parsed = parse_args(args, {"json", "device"}, {"quick"}, false);
+  const auto parsed = parse_args(args, {"json", "device"}, {"quick", "backends"}, false);
   const bool quick = parsed.has("quick");
+  const bool backends = parsed.has("backends");
   const std::string device = parsed.get("device").value_or("cpu");
   struct Case {
     std::string name, config;
     int iterations, torch_threads;
+    std::string memory_type;  ///< "" keeps the config's
   };
   // Whole iterations (rollout + update), so the figure is what a training run sees.
   std::vector<Case> cases = {{"learning-test config, 1 torch thread", "configs/gru_repeat_first.yaml", 5, 1},
@@ -34,21 +39,32 @@ int bench_command(const Args& args) {
                              {"POPGym paper config, 1 torch thread", "configs/popgym/repeat_first.yaml", 1, 1},
                              {"POPGym paper config, 2 torch threads", "configs/popgym/repeat_first.yaml", 1, 2}};
   if (quick) cases.resize(1);
+  if (backends) {
+    cases.clear();
+    auto types = memory::memory_types();
+    std::stable_partition(types.begin(), types.end(), [](const std::string& t) { return t == "gru"; });  // GRU first
+    for (const auto& type : types)  // STM runs ~150x slower than the GRU here: one iteration is enough to time
+      cases.push_back(
+          {"learning-test config, " + type, "configs/gru_repeat_first.yaml", type == "stm" ? 1 : 3, 1, type});
+  }
   nlohmann::json results = nlohmann::json::array();
   const fs::path scratch = fs::temp_directory_path() / fmt::format("rlm-bench-{}", ::getpid());
-  fmt::print("PPO + GRU on RepeatFirstEasy, end to end, device {}\n", device);
-  fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "case", "env steps", "seconds", "rollout %", "update %",
-             "env steps/s");
+  fmt::print("PPO + {} on RepeatFirstEasy, end to end, device {}\n", backends ? "each memory backend" : "GRU", device);
+  fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12}{}\n", "case", "env steps", "seconds", "rollout %", "update %",
+             "env steps/s", backends ? "  vs GRU" : "");
+  double gru_sps = 0;
   for (const auto& c : cases) {
     // The configs ship with the sources; ./rlm runs this from the caller's folder and says where they are.
     const char* source_dir = std::getenv("RLM_SOURCE_DIR");
-    Config config = load_config(fs::path(source_dir ? source_dir : ".") / c.config,
-                                {"logging.tensorboard=false", "logging.console=false", "experiment.device=" + device,
-                                 "experiment.torch_threads=" + std::to_string(c.torch_threads)});
+    std::vector<std::string> overrides = {"logging.tensorboard=false", "logging.console=false",
+                                          "experiment.device=" + device,
+                                          "experiment.torch_threads=" + std::to_string(c.torch_threads)};
+    if (!c.memory_type.empty()) overrides.push_back("model.memory.type=" + c.memory_type);
+    Config config = load_config(fs::path(source_dir ? source_dir : ".") / c.config, overrides);
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
     config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.steps_per_env * c.iterations;
     config.checkpoint.every = 1 << 30;
-    const fs::path run_dir = scratch / fs::path(c.config).stem();
+    const fs::path run_dir = scratch / (fs::path(c.config).stem().string() + c.memory_type);
     fs::create_directories(run_dir);
     const auto trainer = agents::make_trainer(config, run_dir);
     const auto start = std::chrono::steady_clock::now();
@@ -57,8 +73,10 @@ int bench_command(const Args& args) {
     const double sps = summary.env_steps / seconds;
     const double rollout_share = 100.0 * summary.rollout_seconds / seconds;
     const double update_share = 100.0 * summary.update_seconds / seconds;
-    fmt::print("{:<40} {:>10} {:>10.2f} {:>10.1f} {:>10.1f} {:>12.0f}\n", c.name, summary.env_steps, seconds,
-               rollout_share, update_share, sps);
+    if (c.memory_type == "gru") gru_sps = sps;
+    const double vs_gru = gru_sps > 0 ? sps / gru_sps : 0;
+    fmt::print("{:<40} {:>10} {:>10.2f} {:>10.1f} {:>10.1f} {:>12.0f}{}\n", c.name, summary.env_steps, seconds,
+               rollout_share, update_share, sps, backends ? fmt::format("  {:>6.3f}x", vs_gru) : "");
     std::fflush(stdout);  // each figure as it comes, also when stdout is a file
     results.push_back({{"case", c.name},
                        {"config", c.config},
@@ -69,7 +87,9 @@ int bench_command(const Args& args) {
                        {"env_steps_per_second", sps},
                        {"rollout_seconds", summary.rollout_seconds},
                        {"update_seconds", summary.update_seconds},
-                       {"torch_threads", c.torch_threads}});
+                       {"torch_threads", c.torch_threads},
+                       {"memory_type", c.memory_type.empty() ? config.model.memory.type : c.memory_type},
+                       {"relative_to_gru", backends ? nlohmann::json(vs_gru) : nlohmann::json()}});
   }
   // The figures first, the scratch runs after: the results must not depend on the clean-up (on the lent GPU image
   // remove_all once bound to libtorch's broken copy and crashed; see CMakeLists.txt on the libstdc++ link order).

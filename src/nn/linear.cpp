@@ -73,9 +73,13 @@ bool onednn_linear_enabled() { return enabled_flag().load(std::memory_order_rela
 
 void set_onednn_linear(bool enabled) { enabled_flag().store(enabled && at::hasMKLDNN()); }
 
+bool onednn_linear_used(int64_t rows, int64_t in, int64_t out) {
+  return onednn_linear_enabled() && rows * in * out >= kOneDnnMinMacs;
+}
+
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-  if (!onednn_linear_enabled() || !x.device().is_cpu() || x.scalar_type() != torch::kFloat || x.numel() == 0 ||
-      x.dim() < 1)
+  if (!x.device().is_cpu() || x.scalar_type() != torch::kFloat || x.dim() < 1 || x.numel() == 0 ||
+      !onednn_linear_used(x.numel() / x.size(-1), x.size(-1), weight.size(0)))
     return torch::linear(x, weight, bias);
   auto sizes = x.sizes().vec();
   const auto x2d = x.reshape({-1, sizes.back()});

@@ -17,12 +17,18 @@
 namespace rlm::nn {
 
 /// y = x·Wᵀ + b over the last dimension of x, as torch::linear (bias may be undefined).
+/// GEMMs below about a million multiply-adds stay on torch::linear: oneDNN's ~12 µs per call costs more than its
+/// faster kernel saves there (dev VM: 0.2× at 8×32×96, 0.9× at 64×64×192, 1.2× at 1.6M, 1.9× at 12.6M).
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 
 /// Whether CPU float32 linears take the oneDNN path (default: yes when libtorch has oneDNN and RLM_CPU_GEMM is not
 /// "mkl"). set_onednn_linear switches it for the whole process (tests compare both paths).
 bool onednn_linear_enabled();
 void set_onednn_linear(bool enabled);
+
+/// Whether a [rows, in] · [in, out] product goes through oneDNN: enabled and at least kOneDnnMinMacs multiply-adds.
+constexpr int64_t kOneDnnMinMacs = int64_t{1} << 20;
+bool onednn_linear_used(int64_t rows, int64_t in, int64_t out);
 
 /// torch::nn::Linear (same options, parameters "weight"/"bias", same initialisation) whose forward is rlm::nn::linear.
 class LinearImpl : public torch::nn::LinearImpl {

@@ -45,9 +45,10 @@ TEST_CASE("oneDNN linear: equals torch::linear and its gradients", "[memory][lin
   torch::manual_seed(3);
   for (const bool bias : {true, false}) {
     INFO("bias " << bias);
-    const auto x = torch::randn({5, 7, 33});  // leading dims [5, 7] are flattened and restored
-    const auto w = torch::randn({19, 33});
-    const auto b = bias ? torch::randn({19}) : torch::Tensor();
+    const auto x = torch::randn({8, 40, 96});  // leading dims [8, 40] are flattened and restored
+    const auto w = torch::randn({300, 96});
+    const auto b = bias ? torch::randn({300}) : torch::Tensor();
+    CHECK(rlm::nn::onednn_linear_used(8 * 40, 96, 300));  // large enough for the oneDNN path
     const auto ours = run_linear(true, x, w, b);
     const auto ref = run_linear(false, x, w, b);
     CHECK(ours.y.sizes() == ref.y.sizes());
@@ -59,12 +60,15 @@ TEST_CASE("oneDNN linear: equals torch::linear and its gradients", "[memory][lin
     CHECK_FALSE(torch::allclose(ours.y, run_linear(true, x, w.flip(0), b).y, 1e-2, 1e-2));
   }
   // An input without gradient (observations) needs no input gradient; a non-contiguous input works.
-  const auto w = torch::randn({8, 6}).requires_grad_(true);
-  const auto x = torch::randn({6, 10}).t();
+  const auto w = torch::randn({40, 256}).requires_grad_(true);
+  const auto x = torch::randn({256, 512}).t();
+  CHECK(rlm::nn::onednn_linear_used(512, 256, 40));
   auto y = rlm::nn::linear(x, w);
   y.sum().backward();
-  CHECK(torch::allclose(y, torch::linear(x, w), 1e-5, 1e-5));
-  CHECK(torch::allclose(w.grad(), torch::ones({10, 8}).t().mm(x), 1e-5, 1e-5));
+  CHECK(torch::allclose(y, torch::linear(x, w), 1e-4, 1e-4));
+  CHECK(torch::allclose(w.grad(), torch::ones({512, 40}).t().mm(x), 1e-4, 1e-4));
+  // Small products stay on torch::linear (oneDNN's per-call cost would exceed its gain).
+  CHECK_FALSE(rlm::nn::onednn_linear_used(8, 32, 96));
 }
 
 TEST_CASE("oneDNN linear: the GRU step loop equals torch's fused GRU, resets included", "[memory][linear]") {
@@ -73,14 +77,15 @@ TEST_CASE("oneDNN linear: the GRU step loop equals torch's fused GRU, resets inc
     return;
   }
   torch::manual_seed(5);
-  rlm::memory::Gru gru(12, 24);
-  const int64_t steps = 9, batch = 4;
+  rlm::memory::Gru gru(12, 96);
+  const int64_t steps = 9, batch = 64;
+  REQUIRE(rlm::nn::onednn_linear_used(batch, 96, 3 * 96));  // the step loop runs, not torch's GRU
   const auto x = torch::randn({steps, batch, 12});
   auto starts = torch::zeros({steps, batch}, torch::kBool);
   starts[0].fill_(true);
   starts[4][1] = true;  // an episode starts mid-sequence for entry 1
   starts[7][3] = true;
-  const auto h0 = torch::randn({batch, 24});
+  const auto h0 = torch::randn({batch, 96});
   const auto run = [&](bool onednn) {
     return with_onednn(onednn, [&] {
       gru.zero_grad();
