@@ -137,7 +137,7 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
   if (reads_relational_) {
     const auto weight = torch::cat({f1_->weight, f2_->weight, f3_->weight});
     const auto bias = torch::cat({f1_->bias, f2_->bias, f3_->bias});
-    const auto proj = torch::addmm(bias, flat_x, weight.t());
+    const auto proj = nn::linear(flat_x, weight, bias);
     item_in = proj.narrow(1, 0, d);
     read_in = proj.narrow(1, d, d);
     read_weight = torch::softmax(proj.narrow(1, 2 * d, nq), -1);
@@ -147,13 +147,13 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
   // Per-step pieces are unbound once: indexing [t] in the loop would make autograd scatter each step's gradient
   // into a zero tensor of the whole sequence (O(T^2) in the backward pass).
   std::vector<torch::Tensor> gate_x;  // T x [B, 1, 2d]
-  torch::Tensor gate_mem_weight;      // Wg_mem^T [d, 2d]
+  torch::Tensor gate_mem_weight;      // Wg_mem [2d, d]
   if (o.gated) {
     const auto scalar_bias = torch::cat({input_bias_.expand({d}), forget_bias_.expand({d})});
-    gate_x = torch::addmm(gate_in_->bias + gate_mem_->bias + scalar_bias, item_in, gate_in_->weight.t())
+    gate_x = nn::linear(item_in, gate_in_->weight, gate_in_->bias + gate_mem_->bias + scalar_bias)
                  .view({steps, batch, 1, 2 * d})
                  .unbind(0);
-    gate_mem_weight = gate_mem_->weight.t();
+    gate_mem_weight = gate_mem_->weight;
   }
   const auto item_in_steps = item_in.view({steps, batch, d}).unbind(0);  // T x [B, d]
 
@@ -172,11 +172,11 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
   }
   if (g1_) {  // M^i += alpha3 * G1(R0): alpha3 is folded into G1's weight and bias
     const auto alpha3 = alpha(alpha3_, o.alpha3, x);
-    transfer_weight = g1_->weight.t() * alpha3;  // [nq*d, d]
-    transfer_bias = g1_->bias * alpha3;          // [d]
+    transfer_weight = g1_->weight * alpha3;  // [d, nq*d]
+    transfer_bias = g1_->bias * alpha3;      // [d]
   }
-  const auto qkv_weight = qkv_->weight.t();  // [d, 3nq]
-  const auto g2_weight = g2_->weight.t();    // [d*d, nr], rows indexed (c, a) to match the stored M^r layout
+  // The per-step products with a weight go through nn::linear (oneDNN on the CPU: nn/linear.hpp); G2's weight
+  // [nr, d*d] has its columns indexed (c, a) to match the stored M^r layout.
 
   torch::Tensor item = state.tensors[0];
   torch::Tensor rel = carries_relational_ ? state.tensors[1] : torch::Tensor();
@@ -196,7 +196,7 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
     // M^i write (stm.md §3.2): gates from the old M^i (per row) plus the x-term broadcast over rows.
     torch::Tensor new_item;
     if (o.gated) {
-      auto gates = torch::mm(torch::tanh(item).reshape({batch * d, d}), gate_mem_weight).view({batch, d, 2 * d});
+      auto gates = nn::linear(torch::tanh(item).reshape({batch * d, d}), gate_mem_weight).view({batch, d, 2 * d});
       gates = torch::sigmoid(gates + gate_x[t]);
       const auto input_gate = gates.narrow(2, 0, d), forget_gate = gates.narrow(2, d, d);
       const auto write = torch::tanh(a.unsqueeze(2) * a.unsqueeze(1));
@@ -214,7 +214,7 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
     }
 
     // SAM: Q, K, V = LN(S Wqkv^T + b) transposed to [B, 3nq, d] (the projection mixes the columns of S).
-    auto qkv = torch::addmm(qkv_->bias, sam_in.reshape({batch * d, d}), qkv_weight).view({batch, d, 3 * nq});
+    auto qkv = nn::linear(sam_in.reshape({batch * d, d}), qkv_->weight, qkv_->bias).view({batch, d, 3 * nq});
     torch::Tensor qkv_t;  // [B, 3nq, d]
     if (qkv_ln_) {
       qkv_t = qkv_ln_->forward(qkv).transpose(1, 2).contiguous();  // so that the products below are too
@@ -229,7 +229,7 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
 
     // Transfer into M^i: M^i[c, e] += alpha3 (sum_{s,a} W1[e, (s, a)] R0[s, a, c] + b1[e]).
     if (g1_) {
-      new_item = torch::addmm(new_item.reshape({batch * d, d}), sam.view({batch * d, nq * d}), transfer_weight)
+      new_item = (new_item.reshape({batch * d, d}) + nn::linear(sam.view({batch * d, nq * d}), transfer_weight))
                      .view({batch, d, d}) +
                  transfer_bias;
     }
@@ -240,7 +240,7 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
 
     // Output distillation G2, shared over slots.
     distilled.push_back(
-        torch::addmm(g2_->bias, new_rel.reshape({batch * nq, d * d}), g2_weight).view({batch, nq * o.rel_size}));
+        nn::linear(new_rel.reshape({batch * nq, d * d}), g2_->weight, g2_->bias).view({batch, nq * o.rel_size}));
     item = new_item;
     if (carries_relational_) rel = new_rel;
   }
