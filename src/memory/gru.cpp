@@ -5,39 +5,73 @@
 namespace rlm::memory {
 namespace {
 
-/// One GRU step's gates as a single autograd node: h' from gi = x·W_ihᵀ + b_ih and gh = h·W_hhᵀ + b_hh (both
-/// [B, 3H], blocks r, z, n) and h. As separate torch ops the step was 12 autograd nodes with their saved tensors and
-/// allocations; here the forward is 5 kernels and the backward 9.
-struct GruGates : torch::autograd::Function<GruGates> {
-  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& gi, const torch::Tensor& gh,
-                               const torch::Tensor& h) {
-    const int64_t hidden = h.size(1);
-    const auto rz = torch::sigmoid(gi.narrow(1, 0, 2 * hidden) + gh.narrow(1, 0, 2 * hidden));  // [r | z]
-    const auto r = rz.narrow(1, 0, hidden), z = rz.narrow(1, hidden, hidden);
-    const auto gh_n = gh.narrow(1, 2 * hidden, hidden);
-    const auto n = torch::addcmul(gi.narrow(1, 2 * hidden, hidden), r, gh_n).tanh_();
-    auto h_new = torch::addcmul(n, z, h - n);  // (1 − z) ⊙ n + z ⊙ h
-    ctx->save_for_backward({rz, n, gh, h});
-    return h_new;
+/// The GRU's recurrence over a whole sequence as one autograd node: from gi = x·W_ihᵀ + b_ih ([T, B, 3H], blocks
+/// r, z, n; one GEMM for all steps, outside) and h0, per step gh = h·W_hhᵀ + b_hh and the gates. The backward runs the
+/// steps in reverse with one [B, 3H]·[3H, H] GEMM each for ∂h, then ∂W_hh = Σ_t ∂ghₜᵀ·hₜ₋₁ as a single GEMM over all
+/// T·B rows: as per-step autograd nodes, each step computed and accumulated its own ∂W_hh from B rows (52 small
+/// GEMMs and 52 [3H, H] additions per minibatch at the POPGym sizes). `keep` [T, B, 1] zeroes the state of entries
+/// that start an episode at t, on the steps `resets` (CPU bool [T]) marks.
+struct GruRecurrence : torch::autograd::Function<GruRecurrence> {
+  static torch::autograd::tensor_list forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& gi,
+                                              const torch::Tensor& h0, const torch::Tensor& w_hh,
+                                              const torch::Tensor& b_hh, const torch::Tensor& keep,
+                                              const torch::Tensor& resets) {
+    const int64_t steps = gi.size(0), hidden = h0.size(1);
+    const bool* reset = resets.data_ptr<bool>();
+    auto y = torch::empty({steps, h0.size(0), hidden}, h0.options());
+    auto rz = torch::empty({steps, h0.size(0), 2 * hidden}, h0.options());  // [r | z] per step
+    auto n = torch::empty_like(y), gh_n = torch::empty_like(y), h_prev = torch::empty_like(y);
+    torch::Tensor h = h0;
+    for (int64_t t = 0; t < steps; ++t) {
+      h_prev[t].copy_(reset[t] ? h * keep[t] : h);
+      const auto hp = h_prev[t];
+      const auto gh = nn::linear(hp, w_hh, b_hh);
+      const auto gi_t = gi[t];
+      auto rz_t = rz[t];
+      at::add_out(rz_t, gi_t.narrow(1, 0, 2 * hidden), gh.narrow(1, 0, 2 * hidden)).sigmoid_();
+      gh_n[t].copy_(gh.narrow(1, 2 * hidden, hidden));
+      auto n_t = n[t];
+      at::addcmul_out(n_t, gi_t.narrow(1, 2 * hidden, hidden), rz_t.narrow(1, 0, hidden), gh_n[t]).tanh_();
+      auto y_t = y[t];
+      at::addcmul_out(y_t, n_t, rz_t.narrow(1, hidden, hidden), hp - n_t);  // (1 − z) ⊙ n + z ⊙ hₜ₋₁
+      h = y_t;
+    }
+    ctx->save_for_backward({rz, n, gh_n, h_prev, w_hh, keep, resets});
+    return {y, h.clone()};
   }
 
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                torch::autograd::tensor_list grads) {
     const auto saved = ctx->get_saved_variables();
-    const torch::Tensor &rz = saved[0], &n = saved[1], &gh = saved[2], &h = saved[3];
-    const int64_t hidden = h.size(1);
-    const auto r = rz.narrow(1, 0, hidden), z = rz.narrow(1, hidden, hidden);
-    const auto& dh_new = grads[0];
-    // d(pre-activation) of each block: n: dh'(1 − z)(1 − n²); z: dh'(h − n) z(1 − z); r: dn_pre gh_n r(1 − r).
-    auto grad_gi = torch::empty_like(gh);
-    auto d_r = grad_gi.narrow(1, 0, hidden), d_z = grad_gi.narrow(1, hidden, hidden);
-    auto d_n = grad_gi.narrow(1, 2 * hidden, hidden);
-    torch::mul_out(d_n, dh_new * (1 - z), 1 - n * n);
-    torch::mul_out(d_z, dh_new * (h - n), z * (1 - z));
-    torch::mul_out(d_r, d_n * gh.narrow(1, 2 * hidden, hidden), r * (1 - r));
-    auto grad_gh = grad_gi.clone();
-    grad_gh.narrow(1, 2 * hidden, hidden).mul_(r);
-    return {grad_gi, grad_gh, dh_new * z};
+    const torch::Tensor &rz = saved[0], &n = saved[1], &gh_n = saved[2], &h_prev = saved[3], &w_hh = saved[4];
+    const torch::Tensor &keep = saved[5], &resets = saved[6];
+    const bool* reset = resets.data_ptr<bool>();
+    const int64_t steps = n.size(0), hidden = n.size(2);
+    const torch::Tensor& dy = grads[0];
+    torch::Tensor dh = grads[1].defined() ? grads[1].clone() : torch::zeros_like(h_prev[0]);
+    auto d_gi = torch::empty({steps, n.size(1), 3 * hidden}, n.options());
+    auto d_gh = torch::empty_like(d_gi);
+    const auto w_hh_t = w_hh.t();
+    for (int64_t t = steps - 1; t >= 0; --t) {
+      if (dy.defined()) dh.add_(dy[t]);
+      const auto r = rz[t].narrow(1, 0, hidden), z = rz[t].narrow(1, hidden, hidden);
+      const auto n_t = n[t], hp = h_prev[t];
+      // Pre-activation gradients: n: ∂h(1 − z)(1 − n²); z: ∂h(hₜ₋₁ − n)z(1 − z); r: ∂n_pre gh_n r(1 − r).
+      auto dgi = d_gi[t];
+      auto d_r = dgi.narrow(1, 0, hidden), d_z = dgi.narrow(1, hidden, hidden), d_n = dgi.narrow(1, 2 * hidden, hidden);
+      at::mul_out(d_n, dh * (1 - z), 1 - n_t * n_t);
+      at::mul_out(d_z, dh * (hp - n_t), z * (1 - z));
+      at::mul_out(d_r, d_n * gh_n[t], r * (1 - r));
+      auto dgh = d_gh[t];
+      dgh.narrow(1, 0, 2 * hidden).copy_(dgi.narrow(1, 0, 2 * hidden));
+      auto dgh_n = dgh.narrow(1, 2 * hidden, hidden);
+      at::mul_out(dgh_n, d_n, r);
+      dh = torch::addcmul(nn::linear(dgh, w_hh_t), dh, z);  // ∂hₜ₋₁ = ∂ghₜ·W_hh + ∂hₜ ⊙ z
+      if (reset[t]) dh.mul_(keep[t]);
+    }
+    const auto d_gh_rows = d_gh.view({-1, 3 * hidden});
+    const auto d_w_hh = nn::linear(d_gh_rows.t(), h_prev.view({-1, hidden}).t());  // Σ_t ∂ghₜᵀ·hₜ₋₁
+    return {d_gi, dh, d_w_hh, d_gh_rows.sum(0), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -64,28 +98,17 @@ MemoryOutput Gru::forward(const torch::Tensor& x, const MemoryState& state, cons
 
 // torch's GRU, step by step: gi = x·W_ihᵀ + b_ih for the whole sequence in one GEMM, then per step
 // gh = h·W_hhᵀ + b_hh, r = σ(gi_r + gh_r), z = σ(gi_z + gh_z), n = tanh(gi_n + r ⊙ gh_n), h' = n + z ⊙ (h − n)
-// (= (1 − z) ⊙ n + z ⊙ h). The state of entries that start an episode at t is zeroed before step t.
+// (= (1 − z) ⊙ n + z ⊙ h), the recurrence as one autograd node (GruRecurrence). The state of entries that start an
+// episode at t is zeroed before step t.
 MemoryOutput Gru::forward_steps(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& starts) {
-  const int64_t steps = x.size(0);
   const auto params = gru_->named_parameters(/*recurse=*/false);
   const auto gi = nn::linear(x, params["weight_ih_l0"], params["bias_ih_l0"]);  // [T, B, 3H]
   const auto& w_hh = params["weight_hh_l0"];
   const auto& b_hh = params["bias_hh_l0"];
   const auto keep = (~starts).to(x.dtype()).unsqueeze(-1);  // [T, B, 1]: 0 where the state resets
   const auto any_start = starts.any(1).to(torch::kCPU);
-  const auto* any_start_ptr = any_start.data_ptr<bool>();
-  // unbind, not indexing: its backward stacks the steps' gradients once, where a select per step would add a
-  // zero-filled full-size gradient per step (quadratic in T).
-  const auto gi_steps = gi.unbind(0);
-  torch::Tensor h = h0;
-  std::vector<torch::Tensor> outputs;
-  outputs.reserve(static_cast<size_t>(steps));
-  for (int64_t t = 0; t < steps; ++t) {
-    if (any_start_ptr[t]) h = h * keep[t];
-    h = GruGates::apply(gi_steps[static_cast<size_t>(t)], nn::linear(h, w_hh, b_hh), h);
-    outputs.push_back(h);
-  }
-  return {torch::stack(outputs), {{h}}};
+  const auto out = GruRecurrence::apply(gi, h0, w_hh, b_hh, keep, any_start);
+  return {out[0], {{out[1]}}};
 }
 
 // Resets inside a sequence: the sequence is cut into runs at every step where some episode starts, and the fused
