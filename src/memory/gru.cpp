@@ -70,7 +70,7 @@ struct GruRecurrence : torch::autograd::Function<GruRecurrence> {
       if (reset[t]) dh.mul_(keep[t]);
     }
     const auto d_gh_rows = d_gh.view({-1, 3 * hidden});
-    const auto d_w_hh = nn::linear(d_gh_rows.t(), h_prev.view({-1, hidden}).t());  // Σ_t ∂ghₜᵀ·hₜ₋₁
+    const auto d_w_hh = nn::weight_gradient(d_gh_rows, h_prev.view({-1, hidden}));  // Σ_t ∂ghₜᵀ·hₜ₋₁
     return {d_gi, dh, d_w_hh, d_gh_rows.sum(0), torch::Tensor(), torch::Tensor()};
   }
 };

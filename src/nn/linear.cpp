@@ -29,6 +29,11 @@ torch::Tensor onednn_affine(const torch::Tensor& a, const torch::Tensor& w, cons
   return op.call(a, w, bias, "none", c10::List<std::optional<at::Scalar>>(), std::nullopt);
 }
 
+torch::Tensor oriented_weight_gradient(const torch::Tensor& gy, const torch::Tensor& x) {
+  if (gy.size(1) >= x.size(1)) return onednn_affine(x.t(), gy.t(), std::nullopt).t().contiguous();  // (xᵀ·Δy)ᵀ
+  return onednn_affine(gy.t(), x.t(), std::nullopt);
+}
+
 /// Δx = Δy·W and ΔW = Δyᵀ·x (each only when needed), through oneDNN as the forward.
 torch::autograd::tensor_list linear_gradients(torch::autograd::AutogradContext* ctx, const torch::Tensor& grad_y) {
   const auto saved = ctx->get_saved_variables();
@@ -36,7 +41,7 @@ torch::autograd::tensor_list linear_gradients(torch::autograd::AutogradContext* 
   const torch::Tensor gy = grad_y.contiguous();  // [M, N]
   torch::Tensor gx, gw;
   if (ctx->needs_input_grad(0)) gx = onednn_affine(gy, w.t(), std::nullopt);
-  if (ctx->needs_input_grad(1)) gw = onednn_affine(gy.t(), x.t(), std::nullopt);
+  if (ctx->needs_input_grad(1)) gw = oriented_weight_gradient(gy, x);
   return {gx, gw};
 }
 
@@ -75,6 +80,13 @@ void set_onednn_linear(bool enabled) { enabled_flag().store(enabled && at::hasMK
 
 bool onednn_linear_used(int64_t rows, int64_t in, int64_t out) {
   return onednn_linear_enabled() && rows * in * out >= kOneDnnMinMacs;
+}
+
+torch::Tensor weight_gradient(const torch::Tensor& grad_y, const torch::Tensor& x) {
+  if (!x.device().is_cpu() || x.scalar_type() != torch::kFloat || x.numel() == 0 ||
+      !onednn_linear_used(x.size(0), x.size(1), grad_y.size(1)))
+    return grad_y.t().mm(x);
+  return oriented_weight_gradient(grad_y, x);
 }
 
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
