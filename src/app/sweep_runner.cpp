@@ -262,10 +262,9 @@ int run_local(const SweepJob& job, int jobs) {
                failed, left);
     return 128 + g_sweep_stop;
   }
-  fmt::print("[sweep] {} of {} runs finished{}{}; {}\n", already + finished, runs.size(),
+  fmt::print("[sweep] {} of {} runs finished{}{}; collect with: rlm {} --collect\n", already + finished, runs.size(),
              stopped ? fmt::format(", {} stopped (rerun the same command to resume them)", stopped) : "",
-             failed ? fmt::format(", {} FAILED", failed) : "",
-             fmt::format("collect with: rlm {} --collect", shell_words(job.child_command)));
+             failed ? fmt::format(", {} FAILED", failed) : "", shell_words(job.child_command));
   return failed || stopped ? 1 : 0;
 }
 

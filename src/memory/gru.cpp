@@ -23,8 +23,12 @@ struct GruRecurrence : torch::autograd::Function<GruRecurrence> {
     auto n = torch::empty_like(y), gh_n = torch::empty_like(y), h_prev = torch::empty_like(y);
     torch::Tensor h = h0;
     for (int64_t t = 0; t < steps; ++t) {
-      h_prev[t].copy_(reset[t] ? h * keep[t] : h);
-      const auto hp = h_prev[t];
+      auto hp = h_prev[t];
+      if (reset[t]) {
+        at::mul_out(hp, h, keep[t]);
+      } else {
+        hp.copy_(h);
+      }
       const auto gh = nn::linear(hp, w_hh, b_hh);
       const auto gi_t = gi[t];
       auto rz_t = rz[t];
@@ -89,37 +93,35 @@ MemoryOutput Gru::forward(const torch::Tensor& x, const MemoryState& state, cons
   TORCH_CHECK(starts.dim() == 2 && starts.size(0) == x.size(0) && starts.size(1) == x.size(1),
               "Gru: starts must be [T, B] matching x");
   const torch::Tensor& h0 = state.tensors.at(0);
+  const auto keep = (~starts).to(x.dtype()).unsqueeze(-1);  // [T, B, 1]: 0 where the state resets
+  const auto resets = starts.any(1).to(torch::kCPU);        // [T]
   // The step loop pays off where its per-step GEMM goes to oneDNN; below that torch's fused CPU GRU is as fast.
   if (x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
       nn::onednn_linear_used(x.size(1), hidden_size_, 3 * hidden_size_))
-    return forward_steps(x, h0, starts);
-  return forward_torch(x, h0, starts);
+    return forward_steps(x, h0, keep, resets);
+  return forward_torch(x, h0, keep, resets);
 }
 
 // torch's GRU, step by step: gi = x·W_ihᵀ + b_ih for the whole sequence in one GEMM, then per step
 // gh = h·W_hhᵀ + b_hh, r = σ(gi_r + gh_r), z = σ(gi_z + gh_z), n = tanh(gi_n + r ⊙ gh_n), h' = n + z ⊙ (h − n)
 // (= (1 − z) ⊙ n + z ⊙ h), the recurrence as one autograd node (GruRecurrence). The state of entries that start an
 // episode at t is zeroed before step t.
-MemoryOutput Gru::forward_steps(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& starts) {
+MemoryOutput Gru::forward_steps(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& keep,
+                                const torch::Tensor& resets) {
   const auto params = gru_->named_parameters(/*recurse=*/false);
   const auto gi = nn::linear(x, params["weight_ih_l0"], params["bias_ih_l0"]);  // [T, B, 3H]
-  const auto& w_hh = params["weight_hh_l0"];
-  const auto& b_hh = params["bias_hh_l0"];
-  const auto keep = (~starts).to(x.dtype()).unsqueeze(-1);  // [T, B, 1]: 0 where the state resets
-  const auto any_start = starts.any(1).to(torch::kCPU);
-  const auto out = GruRecurrence::apply(gi, h0, w_hh, b_hh, keep, any_start);
+  const auto out = GruRecurrence::apply(gi, h0, params["weight_hh_l0"], params["bias_hh_l0"], keep, resets);
   return {out[0], {{out[1]}}};
 }
 
 // Resets inside a sequence: the sequence is cut into runs at every step where some episode starts, and the fused
 // GRU runs once per run, zeroing the state of the entries that start there (popgym's forward_gru does the same).
 // Training batches start every sequence at t = 0 and never reset inside, so they take a single fused call.
-MemoryOutput Gru::forward_torch(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& starts) {
+MemoryOutput Gru::forward_torch(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& keep,
+                                const torch::Tensor& resets) {
   const int64_t steps = x.size(0);
   torch::Tensor h = h0;
-  const auto keep = (~starts).to(x.dtype()).unsqueeze(-1);  // [T, B, 1]: 0 where the state resets
-  const auto any_start = starts.any(1).to(torch::kCPU);     // [T]
-  const auto* any_start_ptr = any_start.data_ptr<bool>();
+  const auto* any_start_ptr = resets.data_ptr<bool>();
 
   std::vector<torch::Tensor> outputs;
   int64_t begin = 0;

@@ -16,8 +16,11 @@ class Gru : public Memory {
   MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
 
  private:
-  MemoryOutput forward_torch(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& starts);
-  MemoryOutput forward_steps(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& starts);
+  /// keep: [T, B, 1], 0 where an entry's state resets before step t; resets: CPU bool [T], whether any entry does.
+  MemoryOutput forward_torch(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& keep,
+                             const torch::Tensor& resets);
+  MemoryOutput forward_steps(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& keep,
+                             const torch::Tensor& resets);
 
   int64_t hidden_size_;
   torch::nn::GRU gru_{nullptr};

@@ -82,17 +82,21 @@ bool onednn_linear_used(int64_t rows, int64_t in, int64_t out) {
   return onednn_linear_enabled() && rows * in * out >= kOneDnnMinMacs;
 }
 
+namespace {
+/// Whether the product of x (its last dimension contracted, the rest rows) with `out` outputs takes oneDNN.
+bool onednn_takes(const torch::Tensor& x, int64_t out) {
+  return x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.dim() >= 1 && x.numel() > 0 &&
+         onednn_linear_used(x.numel() / x.size(-1), x.size(-1), out);
+}
+}  // namespace
+
 torch::Tensor weight_gradient(const torch::Tensor& grad_y, const torch::Tensor& x) {
-  if (!x.device().is_cpu() || x.scalar_type() != torch::kFloat || x.numel() == 0 ||
-      !onednn_linear_used(x.size(0), x.size(1), grad_y.size(1)))
-    return grad_y.t().mm(x);
+  if (!onednn_takes(x, grad_y.size(1))) return grad_y.t().mm(x);
   return oriented_weight_gradient(grad_y, x);
 }
 
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-  if (!x.device().is_cpu() || x.scalar_type() != torch::kFloat || x.dim() < 1 || x.numel() == 0 ||
-      !onednn_linear_used(x.numel() / x.size(-1), x.size(-1), weight.size(0)))
-    return torch::linear(x, weight, bias);
+  if (!onednn_takes(x, weight.size(0))) return torch::linear(x, weight, bias);
   auto sizes = x.sizes().vec();
   const auto x2d = x.reshape({-1, sizes.back()});
   torch::Tensor y = bias.defined() ? OneDnnLinear::apply(x2d, weight, bias) : OneDnnLinearNoBias::apply(x2d, weight);
