@@ -33,6 +33,12 @@ torch::nn::Sequential mlp_head(int64_t in, const std::vector<int>& sizes, int64_
   return seq;
 }
 
+// The rest of `seq` after its first module, applied to that module's output.
+torch::Tensor forward_after_first(torch::nn::Sequential& seq, torch::Tensor x) {
+  for (auto it = seq->begin() + 1; it != seq->end(); ++it) x = it->forward(x);
+  return x;
+}
+
 }  // namespace
 
 ActorCriticImpl::ActorCriticImpl(const ObservationLayout& obs, int64_t num_logits, const ModelConfig& config) {
@@ -93,10 +99,27 @@ ActorCriticOutput ActorCriticImpl::forward(const torch::Tensor& obs, const memor
     x = x * (1 - embedding_scale_) + pe * embedding_scale_;
   }
   auto z = pre_->forward(x);
-  auto mem = memory_->forward(z, memory_state, starts);
-  auto features = post_ ? post_->forward(mem.y) : mem.y;
+  // The layers after the memory start with Linears: they take the memory's output layer through
+  // nn::linear_after_affine (SHM's 1024-wide output is never formed in training), the actor's and the critic's first
+  // Linears as one GEMM.
+  auto mem = memory_->forward_affine(z, memory_state, starts);
   if (count.defined()) mem.state.tensors.push_back(count);
-  return {actor_->forward(features), critic_->forward(features).squeeze(-1), std::move(mem.state)};
+  torch::Tensor features = mem.read, affine_weight = mem.weight, affine_bias = mem.bias;  // features = read·Wᵀ + b
+  if (post_) {
+    const auto post0 = post_->ptr<rlm::nn::LinearImpl>(0);
+    features = forward_after_first(
+        post_, nn::linear_after_affine(features, affine_weight, affine_bias, post0->weight, post0->bias));
+    affine_weight = affine_bias = torch::Tensor();
+  }
+  const auto actor0 = actor_->ptr<rlm::nn::LinearImpl>(0), critic0 = critic_->ptr<rlm::nn::LinearImpl>(0);
+  const auto both =
+      nn::linear_after_affine(features, affine_weight, affine_bias, torch::cat({actor0->weight, critic0->weight}),
+                              torch::cat({actor0->bias, critic0->bias}));
+  const int64_t actor_width = actor0->weight.size(0);
+  const auto actor_in = both.narrow(-1, 0, actor_width),
+             critic_in = both.narrow(-1, actor_width, critic0->weight.size(0));
+  return {forward_after_first(actor_, actor_in), forward_after_first(critic_, critic_in).squeeze(-1),
+          std::move(mem.state)};
 }
 
 memory::MemoryState ActorCriticImpl::initial_state(int64_t batch, const torch::Device& device) const {

@@ -19,6 +19,16 @@ struct MemoryOutput {
   MemoryState state;  ///< state after the last step
 };
 
+/// forward's output before the affine layer it ends with: y = read·weightᵀ + bias. A caller that feeds y straight
+/// into linear layers can apply their product with `weight` instead and never form y (nn::linear_after_affine): SHM's
+/// 1024-wide output between H = 64-128 and the 64-wide layers after it costs 1024·(H + 64) multiply-adds per token, the
+/// product H·64. `weight` is undefined where the backend has no such layer (read is then y).
+struct AffineOutput {
+  torch::Tensor read;          ///< [T, B, in]
+  torch::Tensor weight, bias;  ///< [output_size(), in], [output_size()] (bias may be undefined)
+  MemoryState state;
+};
+
 class Memory : public torch::nn::Module {
  public:
   virtual int64_t output_size() const = 0;
@@ -26,6 +36,11 @@ class Memory : public torch::nn::Module {
   /// x: [T, B, D]; starts: [T, B] bool, true where an episode starts at step t: the state is reset to the initial
   /// state before step t is processed.
   virtual MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) = 0;
+  /// forward with its last affine layer left to the caller (AffineOutput). The default applies none: read = y.
+  virtual AffineOutput forward_affine(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) {
+    auto out = forward(x, state, starts);
+    return {std::move(out.y), {}, {}, std::move(out.state)};
+  }
 
   /// The random draws of a forward (SHM's θ rows and random calibrations, the spiking cell's training thresholds) come
   /// from `generator` (a CPU generator) from now on, so a trainer can derive them from the run's seeded streams and

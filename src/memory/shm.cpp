@@ -71,6 +71,11 @@ torch::Tensor Shm::draw_theta(const torch::Tensor& x_norm) {
 }
 
 MemoryOutput Shm::forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) {
+  auto out = forward_affine(x, state, starts);
+  return {out_->forward(out.read), std::move(out.state)};
+}
+
+AffineOutput Shm::forward_affine(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) {
   TORCH_CHECK(x.dim() == 3, "Shm: x must be [T, B, D], got ", x.sizes());
   TORCH_CHECK(starts.dim() == 2 && starts.size(0) == x.size(0) && starts.size(1) == x.size(1),
               "Shm: starts must be [T, B] matching x");
@@ -92,8 +97,7 @@ MemoryOutput Shm::forward(const torch::Tensor& x, const MemoryState& state, cons
     result = {scanned.y, {{scanned.m_last}}};
   }
   if (options_.shortcut) result.y = result.y + shortcut_->forward(x_norm);
-  result.y = out_->forward(result.y);
-  return result;
+  return {std::move(result.y), out_->weight, out_->bias, std::move(result.state)};  // the output layer is out_
 }
 
 // fixed_c / random_c: C is a full H×H matrix (not rank-1), so the fused op does not apply; a loop over time with a

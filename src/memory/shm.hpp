@@ -25,6 +25,8 @@ class Shm : public Memory {
   int64_t output_size() const override { return options_.output_size; }
   MemoryState initial_state(int64_t batch, const torch::Device& device) const override;
   MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
+  /// Everything but the output Linear `out` (H -> output_size, 1024 in the POPGym code).
+  AffineOutput forward_affine(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
   const ShmOptions& options() const { return options_; }
 
  private:

@@ -51,9 +51,8 @@ class Stm : public Memory {
  public:
   Stm(int64_t input_size, const StmOptions& options);
   int64_t output_size() const override { return output_width_; }
-  /// {M^i [B, d, d]} and, when M^r is carried, {M^i, M^r [B, nq, d, d]}. M^r is stored with each slot
-  /// transposed: state[b][s][c][a] is the spec's M^r[s, a, c] (stm.md §3.2), which lets the SAM output be added
-  /// without a copy and G2 run as one matmul. G2's weight columns are indexed (c, a) accordingly.
+  /// {M^i [B, d, d]} and, when M^r is carried, {M^i, M^r [B, nq, d, d]}, indexed as the spec's M^i[e, f] and
+  /// M^r[s, a, c] (stm.md §3.2). G2's weight columns are M^r[s]'s (a, c) flattened.
   MemoryState initial_state(int64_t batch, const torch::Device& device) const override;
   MemoryOutput forward(const torch::Tensor& x, const MemoryState& state, const torch::Tensor& starts) override;
 

@@ -104,4 +104,16 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
   return y.view(sizes);
 }
 
+torch::Tensor linear_after_affine(const torch::Tensor& read, const torch::Tensor& w1, const torch::Tensor& b1,
+                                  const torch::Tensor& w2, const torch::Tensor& b2) {
+  if (!w1.defined()) return linear(read, w2, b2);
+  const int64_t k = w1.size(1), m = w1.size(0), n = w2.size(0);
+  const int64_t rows = k > 0 ? read.numel() / k : 0;
+  if (n * m * k + rows * n * k >= rows * m * (k + n)) return linear(linear(read, w1, b1), w2, b2);
+  const auto product = torch::matmul(w2, w1);  // [n, k]
+  torch::Tensor bias = b2;
+  if (b1.defined()) bias = b2.defined() ? torch::addmv(b2, w2, b1) : torch::mv(w2, b1);
+  return linear(read, product, bias);
+}
+
 }  // namespace rlm::nn

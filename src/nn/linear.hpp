@@ -21,6 +21,14 @@ namespace rlm::nn {
 /// faster kernel saves there (dev VM: 0.2× at 8×32×96, 0.9× at 64×64×192, 1.2× at 1.6M, 1.9× at 12.6M).
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 
+/// linear(read·w1ᵀ + b1, w2, b2): a linear layer after an affine map (memory::AffineOutput), through the product
+/// w2·w1 when that costs fewer multiply-adds for read's rows than forming the intermediate: n·m·k + rows·n·k against
+/// rows·m·(k + n) for w1 [m, k], w2 [n, m]. Training batches take the product (SHM at H = 64: 64·1024·(64 + 128)
+/// multiply-adds per token become 128·64), single acting steps the direct way. The parameters' gradients are the
+/// same either way (autograd runs through the product), up to float32 summation order. w1 undefined: linear(read).
+torch::Tensor linear_after_affine(const torch::Tensor& read, const torch::Tensor& w1, const torch::Tensor& b1,
+                                  const torch::Tensor& w2, const torch::Tensor& b2 = {});
+
 /// ΔW = Δyᵀ·x for Δy [M, N] and x [M, K] (a Linear's weight gradient, summed over M rows), on oneDNN where
 /// linear() would use it, with the wider of N and K as oneDNN's weight operand: 208 against 155 GFLOP/s for
 /// N = 768, K = 256 at M = 8192 on the dev VM, and the other way round for N < K.

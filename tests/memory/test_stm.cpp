@@ -89,7 +89,7 @@ TEST_CASE("stm: one step equals the spec equations written out naively", "[memor
   auto x = torch::randn({batch, 5});
   auto state = random_state(stm, batch);
   auto mi = state.tensors[0];
-  auto mr = state.tensors[1].transpose(2, 3);  // stored per-slot transposed; the spec's M^r[s, a, c]
+  auto mr = state.tensors[1];  // the spec's M^r[s, a, c]
 
   auto lin = [&](const std::string& name, const torch::Tensor& in) {
     return torch::matmul(in, p[name + ".weight"].t()) + p[name + ".bias"];
@@ -113,9 +113,7 @@ TEST_CASE("stm: one step equals the spec equations written out naively", "[memor
   auto r2 = lin("g1", r0.reshape({batch, nq * d, d}).transpose(1, 2));
   mi = mi + p["alpha3"] * r2;
   mr = p["alpha1"] * mr + r0;
-  // G2 in the spec's (a, c) column order.
-  auto w2 = p["g2.weight"].view({nr, d, d}).transpose(1, 2).reshape({nr, d * d});
-  auto h = torch::matmul(mr.reshape({batch, nq, d * d}), w2.t()) + p["g2.bias"];
+  auto h = lin("g2", mr.reshape({batch, nq, d * d}));
   auto out =
       torch::layer_norm(lin("g3", h.reshape({batch, nq * nr})), {o.out_att_size}, p["out_ln.weight"], p["out_ln.bias"]);
   auto y = lin("head_out", torch::relu(lin("head2", torch::relu(lin("head1", out)))));
@@ -123,7 +121,7 @@ TEST_CASE("stm: one step equals the spec equations written out naively", "[memor
   auto result = stm.forward(x.unsqueeze(0), state, torch::zeros({1, batch}, torch::kBool));
   CHECK(torch::allclose(result.y[0], y, 1e-5, 1e-5));
   CHECK(torch::allclose(result.state.tensors[0], mi, 1e-5, 1e-5));
-  CHECK(torch::allclose(result.state.tensors[1].transpose(2, 3), mr, 1e-5, 1e-5));
+  CHECK(torch::allclose(result.state.tensors[1], mr, 1e-5, 1e-5));
 }
 
 TEST_CASE("stm: stepping one step at a time equals one call over the sequence", "[memory][stm]") {

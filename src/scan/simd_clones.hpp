@@ -1,0 +1,22 @@
+// Kernels compiled for several x86 instruction sets, chosen at load time by the CPU they run on.
+//
+// Why: the build targets baseline x86-64 (SSE2, 4 floats per instruction) so that one binary runs on any x86 machine,
+// but the fused scans' row loops are plain arithmetic over H contiguous floats that GCC vectorises to whatever the
+// target allows: AVX-512 does 16 per instruction, AVX2 with FMA 8. A function marked RLM_SIMD_CLONES is compiled three
+// times (x86-64-v4: AVX-512; x86-64-v3: AVX2 + FMA; baseline) and the dynamic loader binds each call to the best one
+// the CPU has (GCC's target_clones, an ifunc). Helpers it calls must be inlined into it (RLM_ALWAYS_INLINE) to be
+// compiled for its instruction set. Results may differ between machines in the last bits (fused multiply-add, vector
+// widths in reductions) and are the same from run to run on one machine.
+#pragma once
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(RLM_NO_SIMD_CLONES)
+#define RLM_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define RLM_SIMD_CLONES
+#endif
+
+#if defined(__GNUC__)
+#define RLM_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define RLM_ALWAYS_INLINE inline
+#endif
