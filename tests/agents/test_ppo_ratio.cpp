@@ -5,7 +5,6 @@
 // acting path shows up here as a ratio far from 1. (With their default random draws in training, SHM's θ rows and the
 // spiking thresholds, the deviation was 2e-3 to 6e-2 in this setting: the metric does see a difference.)
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -15,6 +14,7 @@
 
 #include "agents/experiment_config.hpp"
 #include "agents/ppo.hpp"
+#include "run_dir_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -58,9 +58,7 @@ TEST_CASE("ppo: the first minibatch's ratio is 1 for deterministic memories", "[
   // they are deterministic too (and their acting paths are covered).
   for (const std::string memory : {"gru", "ffm", "kf", "stm", "shm", "spiking"}) {
     DYNAMIC_SECTION(memory) {
-      const auto run_dir = fs::temp_directory_path() / ("rlm-test-ratio-" + memory + "-" + std::to_string(::getpid()));
-      fs::remove_all(run_dir);
-      fs::create_directories(run_dir);
+      const auto run_dir = rlm::test::fresh_dir("ratio-" + memory);
       rlm::agents::PpoTrainer trainer(small_config(memory), run_dir);
       REQUIRE(trainer.train().iterations == 2);
       std::ifstream in(run_dir / "metrics.jsonl");
