@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +15,7 @@
 #include "agents/trainer.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
+#include "app/source_dir.hpp"
 #include "core/atomic_file.hpp"
 #include "memory/registry.hpp"
 
@@ -54,13 +54,11 @@ int bench_command(const Args& args) {
              "env steps/s", backends ? "  vs GRU" : "");
   double gru_sps = 0;
   for (const auto& c : cases) {
-    // The configs ship with the sources; ./rlm runs this from the caller's folder and says where they are.
-    const char* source_dir = std::getenv("RLM_SOURCE_DIR");
     std::vector<std::string> overrides = {"logging.tensorboard=false", "logging.console=false",
                                           "experiment.device=" + device,
                                           "experiment.torch_threads=" + std::to_string(c.torch_threads)};
     if (!c.memory_type.empty()) overrides.push_back("model.memory.type=" + c.memory_type);
-    Config config = load_config(fs::path(source_dir ? source_dir : ".") / c.config, overrides);
+    Config config = load_config(source_dir() / c.config, overrides);  // the configs ship with the sources
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
     config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.steps_per_env * c.iterations;
     config.checkpoint.every = 1 << 30;

@@ -16,6 +16,7 @@
 #include "agents/experiment_config.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
+#include "app/source_dir.hpp"
 #include "app/sweep_runner.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -25,12 +26,6 @@
 namespace rlm::app {
 namespace fs = std::filesystem;
 namespace {
-
-/// The repository: $RLM_SOURCE_DIR (the ./rlm script sets it), else the folder above the build folder.
-fs::path source_dir() {
-  if (const char* dir = std::getenv("RLM_SOURCE_DIR"); dir && *dir) return dir;
-  return fs::canonical("/proc/self/exe").parent_path().parent_path();
-}
 
 std::vector<fs::path> paper_table_files() {
   const fs::path repro = source_dir() / "configs" / "repro";

@@ -19,6 +19,7 @@
 #include "agents/off_policy.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
+#include "app/source_dir.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
@@ -75,12 +76,11 @@ void fill_replay(agents::OffPolicyTrainer& trainer, const Case& c, int episodes)
 
 std::optional<double> reference_updates_per_second(const fs::path& repo, const Case& c, int threads, int updates) {
   const char* python = std::getenv("RLM_PYTHON");
-  const char* source = std::getenv("RLM_SOURCE_DIR");
   const fs::path out = fs::temp_directory_path() / fmt::format("rlm-bench-sac-ref-{}.json", ::getpid());
   const std::string command = fmt::format(
       "'{}' '{}/scripts/bench_pomdp_baselines.py' --repo '{}' --algo {} --seq-model gru --obs-dim {} --action-dim {} "
       "--updates {} --warmup 3 --threads {} --json '{}' > /dev/null 2>&1",
-      python ? python : "python3", source ? source : ".", repo.string(), c.algo, c.obs_dim, c.action_dim, updates,
+      python ? python : "python3", source_dir().string(), repo.string(), c.algo, c.obs_dim, c.action_dim, updates,
       threads, out.string());
   if (std::system(command.c_str()) != 0) return std::nullopt;
   std::ifstream in(out);
