@@ -31,7 +31,7 @@ int bench_command(const Args& args) {
   struct Case {
     std::string name, config;
     int iterations, torch_threads;
-    std::string memory_type;  ///< "" keeps the config's
+    std::string memory_type = "";  ///< "" keeps the config's
   };
   // Whole iterations (rollout + update), so the figure is what a training run sees.
   std::vector<Case> cases = {{"learning-test config, 1 torch thread", "configs/gru_repeat_first.yaml", 5, 1},
@@ -43,7 +43,7 @@ int bench_command(const Args& args) {
     cases.clear();
     auto types = memory::memory_types();
     std::stable_partition(types.begin(), types.end(), [](const std::string& t) { return t == "gru"; });  // GRU first
-    for (const auto& type : types)  // STM runs ~150x slower than the GRU here: one iteration is enough to time
+    for (const auto& type : types)  // STM runs ~100x slower than the GRU here: one iteration is enough to time
       cases.push_back(
           {"learning-test config, " + type, "configs/gru_repeat_first.yaml", type == "stm" ? 1 : 3, 1, type});
   }

@@ -7,10 +7,6 @@
 namespace rlm::scan {
 namespace {
 
-// Time steps between stored states: backward recomputes the states inside a chunk from the one before it, so the
-// op keeps T/chunk states of [B, H, H] instead of T (kShmChunkCpu in shm_scan_kernels.hpp for the CPU).
-constexpr int64_t kShmChunkCuda = 16;  // the CUDA kernel holds a chunk of states per thread: smaller chunks
-
 struct Inputs {
   torch::Tensor theta, vc, eta, v, k, q, m0, starts;  // contiguous
 };

@@ -224,6 +224,7 @@ void forward_cpu(const at::Tensor& theta, const at::Tensor& vc, const at::Tensor
                  const at::Tensor& k, const at::Tensor& q, const at::Tensor& m0, const at::Tensor& starts_t,
                  double clamp, S* y, S* m_last, S* checkpoints) {
   const int64_t steps = theta.size(0), batch = theta.size(1), n = theta.size(2), hh = n * n;
+  const S *th = theta.data_ptr<S>(), *c = vc.data_ptr<S>();
   const S *e = eta.data_ptr<S>(), *vp = v.data_ptr<S>(), *kp = k.data_ptr<S>(), *qp = q.data_ptr<S>();
   const S* m0p = m0.data_ptr<S>();
   const bool* starts = starts_t.defined() ? starts_t.data_ptr<bool>() : nullptr;
@@ -239,7 +240,7 @@ void forward_cpu(const at::Tensor& theta, const at::Tensor& vc, const at::Tensor
       for (int64_t t0 = 0; t0 < steps; t0 += kShmChunkCpu) {
         const int64_t t1 = std::min(steps, t0 + kShmChunkCpu);
         if (checkpoints != nullptr) std::copy(prev, prev + hh, checkpoints + ((t0 / kShmChunkCpu) * batch + b) * hh);
-        half_calibration(theta.data_ptr<S>(), vc.data_ptr<S>(), batch, n, b, t0, t1, table.data());
+        half_calibration(th, c, batch, n, b, t0, t1, table.data());
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t row = (t * batch + b) * n;
           const bool reset = starts != nullptr && starts[t * batch + b];

@@ -9,8 +9,10 @@
 
 namespace rlm::scan {
 
-/// The CPU kernels' spacing of stored states (the CUDA kernel's is smaller: it holds a chunk of states per thread).
+/// Time steps between stored states: backward recomputes the states inside a chunk from the one before it, so the
+/// op keeps T/chunk states of [B, H, H] instead of T. The CUDA kernel holds a chunk of states per thread: smaller.
 constexpr int64_t kShmChunkCpu = 32;
+constexpr int64_t kShmChunkCuda = 16;
 
 void shm_scan_cpu_forward(const at::Tensor& theta, const at::Tensor& vc, const at::Tensor& eta, const at::Tensor& v,
                           const at::Tensor& k, const at::Tensor& q, const at::Tensor& m0, const at::Tensor& starts,

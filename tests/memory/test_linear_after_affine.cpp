@@ -30,10 +30,10 @@ TEST_CASE("linear_after_affine equals the two layers applied in turn, gradients 
   for (const int64_t batch : {int64_t{2}, int64_t{512}}) {
     for (const bool biases : {true, false}) {
       INFO("rows " << 4 * batch << ", biases " << biases);
-      const std::vector<torch::Tensor> inputs = {
-          torch::randn({4, batch, 24}, f64), torch::randn({300, 24}, f64) / 5,
-          biases ? torch::randn({300}, f64) : torch::Tensor(), torch::randn({40, 300}, f64) / 17,
-          biases ? torch::randn({40}, f64) : torch::Tensor()};
+      const std::vector<torch::Tensor> inputs = {torch::randn({4, batch, 24}, f64), torch::randn({300, 24}, f64) / 5,
+                                                 biases ? torch::randn({300}, f64) : torch::Tensor(),
+                                                 torch::randn({40, 300}, f64) / 17,
+                                                 biases ? torch::randn({40}, f64) : torch::Tensor()};
       const auto got = outputs_and_grads(false, inputs);
       const auto want = outputs_and_grads(true, inputs);
       for (size_t i = 0; i < got.size(); ++i) {
