@@ -4,9 +4,11 @@
 #   Usage: scripts/gpu_check.sh RESULTS_DIR [STAGE ...]
 #   STAGE: build, cuda (the [cuda] tests), bench (memory layer and PPO on the GPU), test (ctest), envs (env
 #   throughput and 2- and 8-thread scaling). Default: all five, in that order, most important first.
-# Seen on an H100 machine (2026-11-24): build 2 min, cuda 25 s, bench 20 s (memory) + ~15 s (PPO), envs 5 min 10 s,
-# test 4 min 20 s (-j 14). The run tool allows 10 minutes per command, so a session runs `build cuda bench` in one
-# command and `envs` or `test` in the next (build-gpu stays only while the machine is warm, 30 s after a call: a
+# Seen on an H100 machine: build 1 min 40 s – 2 min 30 s, cuda 17–26 s, bench 10–35 s, test 4 min 20 s (2026-11-24,
+# 391 tests) and over 7 min 40 s (2026-11-26, 510 tests, -j 16: the learning tests take 2–4 min there), envs 5 min
+# 10 s. The run tool allows 10 minutes per command and brings back at most 8 files from $OUT (these stages write 7
+# without envs, so don't tee more into it), so a session runs `build cuda bench` in one command and `test` or `envs`
+# in the next, on the still-warm machine (build-gpu stays only while the machine is warm, 30 s after a call: a
 # later command on a fresh machine rebuilds everything). The run tool copies the working tree as it is: while
 # others edit it, build a clean export instead (git archive HEAD into the ignored .deps/src, carry .deps, and run
 # .deps/src/scripts/gpu_check.sh with a link .deps/src/.deps/debs -> .deps/debs).
@@ -44,8 +46,8 @@ status=0
 stage_build() {
   local torch_cmake
   torch_cmake=$("$PYTHON" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
-  nvidia-smi > "$RESULTS/nvidia-smi.txt" 2>&1
   {
+    nvidia-smi
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DRLM_CUDA=ON \
       -DCMAKE_PREFIX_PATH="$torch_cmake;${CMAKE_PREFIX_PATH:-}" &&
       time ninja -C build-gpu -j "$(nproc)"

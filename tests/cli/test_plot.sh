@@ -2,10 +2,11 @@
 # scripts/plot_runs.py on synthetic run folders: 3 seeds of a GRU config and 2 of an FFM config (differing only in
 # model.memory.type, experiment.seed and experiment.name) with null values in metrics.jsonl. Checks the grouping
 # (--dump-groups), the files written (valid PNGs of the requested size, SVGs), the default metric selection, and
-# the one-line errors. Usage: test_plot.sh [PYTHON] (default: the repository's .venv/bin/python)
+# the one-line errors. Usage: test_plot.sh [PYTHON] (default: $RLM_PYTHON, which ./rlm and scripts/gpu_check.sh set,
+# else the repository's .venv/bin/python)
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
-PYTHON="${1:-$REPO/.venv/bin/python}"
+PYTHON="${1:-${RLM_PYTHON:-$REPO/.venv/bin/python}}"
 PLOT="$REPO/scripts/plot_runs.py"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -85,7 +85,7 @@ TEST_CASE("golden: Point Robot replays pomdp-baselines' and SHM's SparsePointEnv
       const size_t boundary = std::stoul(starts.begin().key());
       CHECK(boundary == static_cast<size_t>(env.inner_horizon()));
       const auto& o0 = traj.at("obs")[0];
-      const auto& s1 = starts.begin().value();
+      const auto& s1 = starts.front();
       std::vector<float> obs(3);
       env.reset_task(traj.at("task").get<int>(), {o0[0].get<double>(), o0[1].get<double>()},
                      {s1[0].get<double>(), s1[1].get<double>()}, obs);
