@@ -15,6 +15,9 @@ torch thread, on POPGym RepeatPreviousEasy with the POPGym paper's batch geometr
   [128, 128] LeakyReLU, Adam lr 5e-5 eps 1e-8, gamma 0.99, GAE lambda 1.0, clip 0.3, no entropy bonus, value weight 1,
   no gradient clipping.
 
+After the rounds, scripts/ppo_gemm_ceiling.py times the matrix products of one iteration of ours alone: the steps/s
+that no fp32 implementation using these GEMMs can pass here, and so the highest ratio this table can show.
+
 Frameworks (each run is a fresh process; the runs alternate ours, sb3, sb3-gru, ... for --rounds rounds):
 - ours: `rlm train --config configs/popgym/repeat_first.yaml env.id=popgym/RepeatPreviousEasy ...` with every setting
   above passed as an override, console and TensorBoard off, into a temporary runs_dir. Steady-state steps/s come from
@@ -586,6 +589,23 @@ def settings_lines(steps_per_env, iterations, rounds):
     ]
 
 
+def gemm_ceiling(summary, steps_per_env):
+    """scripts/ppo_gemm_ceiling.py's bound for ours, measured now, against the measured rates (None: not this setting)."""
+    if "ours" not in summary or steps_per_env != SETTINGS["steps_per_env"]:
+        return None
+    import ppo_gemm_ceiling  # here: it imports this module's settings
+    ceiling = ppo_gemm_ceiling.measure(SETTINGS["torch_threads"], repeats=20)
+    rate = ceiling["ceiling_steps_per_second"]
+    ceiling["ours_fraction"] = summary["ours"]["median"] / rate
+    if "sb3" in summary:
+        ceiling["ceiling_over_sb3"] = rate / summary["sb3"]["median"]
+    print(f"GEMM ceiling of ours on this CPU (scripts/ppo_gemm_ceiling.py, the matrix products alone): {rate:,.0f} env "
+          f"steps/s; ours runs at {100 * ceiling['ours_fraction']:.0f}% of it"
+          + (f"; with these GEMMs at fp32, ours cannot exceed {ceiling['ceiling_over_sb3']:.2f}x "
+             "sb3-contrib (LSTM) here" if "ceiling_over_sb3" in ceiling else ""))
+    return ceiling
+
+
 def write_markdown(path, report):
     lines = [f"# PPO throughput against Python peers ({report['date']})", ""]
     m = report["machine"]
@@ -606,6 +626,13 @@ def write_markdown(path, report):
                      f"{entry['update_microseconds_per_trained_step']:.1f} |")
     for name in report["skipped"]:
         lines.append(f"| {LABELS[name]} | skipped | – | – | – | – | – | – | – |")
+    ceiling = report.get("gemm_ceiling")
+    if ceiling:
+        lines += ["", f"GEMM ceiling of ours on this CPU (scripts/ppo_gemm_ceiling.py, its matrix products alone): "
+                  f"{ceiling['ceiling_steps_per_second']:,.0f} env steps/s; ours runs at "
+                  f"{100 * ceiling['ours_fraction']:.0f}% of it"
+                  + (f"; with these GEMMs at fp32, ours cannot exceed {ceiling['ceiling_over_sb3']:.2f}× "
+                     "sb3-contrib's LSTM row here" if "ceiling_over_sb3" in ceiling else "") + "."]
     lines += ["", "Trained steps: the real steps the SGD epochs go through per iteration (epochs x the steps of the "
               "minibatches; ours leaves RLlib's remainder out, sb3 trains on every step)."]
     if report["skipped"]:
@@ -734,6 +761,7 @@ def main():
     for name in skipped:
         print(f"{LABELS[name]:<42} skipped")
     print(f"measured: {measurement}")
+    ceiling = gemm_ceiling(summary, args.steps_per_env)
 
     machine["load_average_end"] = os.getloadavg()
     report = {
@@ -747,6 +775,7 @@ def main():
         "unmatched": unmatched,
         "skipped": skipped,
         "summary": summary,
+        "gemm_ceiling": ceiling,
         "runs": runs,
     }
     for path in (args.json, args.markdown):
