@@ -115,10 +115,10 @@ ActorCriticOutput ActorCriticImpl::forward(const torch::Tensor& obs, const memor
   const auto both =
       nn::linear_after_affine(features, affine_weight, affine_bias, torch::cat({actor0->weight, critic0->weight}),
                               torch::cat({actor0->bias, critic0->bias}));
-  const int64_t actor_width = actor0->weight.size(0);
-  const auto actor_in = both.narrow(-1, 0, actor_width),
-             critic_in = both.narrow(-1, actor_width, critic0->weight.size(0));
-  return {forward_after_first(actor_, actor_in), forward_after_first(critic_, critic_in).squeeze(-1),
+  // One split rather than two narrows: its backward writes the fused gradient once (a cat), where each narrow's
+  // backward zero-fills a full-width gradient and autograd then adds the two.
+  const auto halves = both.split_with_sizes({actor0->weight.size(0), critic0->weight.size(0)}, -1);
+  return {forward_after_first(actor_, halves[0]), forward_after_first(critic_, halves[1]).squeeze(-1),
           std::move(mem.state)};
 }
 
