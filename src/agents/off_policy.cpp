@@ -154,6 +154,7 @@ OffPolicyUpdateStats OffPolicyUpdateStats::from_json(const nlohmann::json& j) {
 OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
     : config_(config), run_dir_(std::move(run_dir)), device_(resolve_device(config.experiment.device)) {
   set_torch_threads(config_.experiment.torch_threads);
+  set_cpu_matmul(config_.experiment.cpu_matmul);
   const auto seed = static_cast<uint64_t>(config_.experiment.seed);
   const auto& op = config_.algo.off_policy;
   try {

@@ -74,6 +74,7 @@ struct PpoTrainer::LossStats {
 PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
     : config_(config), run_dir_(std::move(run_dir)), device_(resolve_device(config.experiment.device)) {
   set_torch_threads(config_.experiment.torch_threads);
+  set_cpu_matmul(config_.experiment.cpu_matmul);
   const auto seed = static_cast<uint64_t>(config_.experiment.seed);
   try {
     envs::canonical_env_id(config_.env.id);

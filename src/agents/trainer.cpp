@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/seed.hpp"
 #include "memory/memory.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::agents {
 namespace fs = std::filesystem;
@@ -95,6 +96,15 @@ torch::Device resolve_device(const std::string& device) {
 
 void set_torch_threads(int threads) {
   torch::set_num_threads(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+void set_cpu_matmul(const std::string& precision) {
+  const bool bf16 = precision == "bf16";
+  if (bf16 && !nn::cpu_has_native_bf16())
+    throw ConfigValueError("experiment.cpu_matmul",
+                           "experiment.cpu_matmul = 'bf16' needs a CPU with AVX512-BF16 or AMX-BF16, and this one has "
+                           "neither (its bf16 products would be slower than fp32): use fp32");
+  nn::set_onednn_bf16(bf16);
 }
 
 }  // namespace rlm::agents

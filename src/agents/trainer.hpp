@@ -65,5 +65,7 @@ torch::Device resolve_device(const std::string& device);
 
 /// Applies experiment.torch_threads (0 = every hardware thread).
 void set_torch_threads(int threads);
+/// experiment.cpu_matmul for the whole process (nn::set_onednn_bf16); bf16 on a CPU without native bf16 is refused.
+void set_cpu_matmul(const std::string& precision);
 
 }  // namespace rlm::agents

@@ -18,6 +18,7 @@
 #include "app/source_dir.hpp"
 #include "core/atomic_file.hpp"
 #include "memory/registry.hpp"
+#include "nn/linear.hpp"
 
 namespace rlm::app {
 namespace fs = std::filesystem;
@@ -32,12 +33,16 @@ int bench_command(const Args& args) {
     std::string name, config;
     int iterations, torch_threads;
     std::string memory_type = "";  ///< "" keeps the config's
+    std::string cpu_matmul = "fp32";
   };
   // Whole iterations (rollout + update), so the figure is what a training run sees.
   std::vector<Case> cases = {{"learning-test config, 1 torch thread", "configs/gru_repeat_first.yaml", 5, 1},
                              {"learning-test config, 2 torch threads", "configs/gru_repeat_first.yaml", 5, 2},
                              {"POPGym paper config, 1 torch thread", "configs/popgym/repeat_first.yaml", 1, 1},
                              {"POPGym paper config, 2 torch threads", "configs/popgym/repeat_first.yaml", 1, 2}};
+  // bf16 products beside the same config in fp32, where this CPU has them (experiment.cpu_matmul).
+  if (device == "cpu" && nn::cpu_has_native_bf16())
+    cases.push_back({"POPGym paper config, 1 thread, bf16", "configs/popgym/repeat_first.yaml", 1, 1, "", "bf16"});
   if (quick) cases.resize(1);
   if (backends) {
     cases.clear();
@@ -54,15 +59,16 @@ int bench_command(const Args& args) {
              "env steps/s", backends ? "  vs GRU" : "");
   double gru_sps = 0;
   for (const auto& c : cases) {
-    std::vector<std::string> overrides = {"logging.tensorboard=false", "logging.console=false",
-                                          "experiment.device=" + device,
-                                          "experiment.torch_threads=" + std::to_string(c.torch_threads)};
+    std::vector<std::string> overrides = {
+        "logging.tensorboard=false", "logging.console=false", "experiment.device=" + device,
+        "experiment.torch_threads=" + std::to_string(c.torch_threads), "experiment.cpu_matmul=" + c.cpu_matmul};
     if (!c.memory_type.empty()) overrides.push_back("model.memory.type=" + c.memory_type);
     Config config = load_config(source_dir() / c.config, overrides);  // the configs ship with the sources
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
     config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.steps_per_env * c.iterations;
     config.checkpoint.every = 1 << 30;
-    const fs::path run_dir = scratch / (fs::path(c.config).stem().string() + c.memory_type);
+    const fs::path run_dir =
+        scratch / (fs::path(c.config).stem().string() + c.memory_type + (c.cpu_matmul == "fp32" ? "" : c.cpu_matmul));
     fs::create_directories(run_dir);
     const auto trainer = agents::make_trainer(config, run_dir);
     const auto start = std::chrono::steady_clock::now();
@@ -86,6 +92,7 @@ int bench_command(const Args& args) {
                        {"rollout_seconds", summary.rollout_seconds},
                        {"update_seconds", summary.update_seconds},
                        {"torch_threads", c.torch_threads},
+                       {"cpu_matmul", c.cpu_matmul},
                        {"memory_type", c.memory_type.empty() ? config.model.memory.type : c.memory_type},
                        {"relative_to_gru", backends ? nlohmann::json(vs_gru) : nlohmann::json()}});
   }

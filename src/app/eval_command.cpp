@@ -51,6 +51,7 @@ int eval_command(const Args& args) {
     throw CheckpointError(fmt::format("run '{}' has no checkpoint to evaluate", run_dir.string()));
 
   agents::set_torch_threads(config.experiment.torch_threads);
+  agents::set_cpu_matmul(config.experiment.cpu_matmul);
   const torch::Device device = with_config_locations(origins, config_file.string(),
                                                      [&] { return agents::resolve_device(config.experiment.device); });
   const auto seed = derive_seed(static_cast<uint64_t>(config.experiment.seed), {kEvalStream});

@@ -19,13 +19,25 @@ std::atomic<bool>& enabled_flag() {
   return flag;
 }
 
-/// a·Wᵀ (+ bias) for a [M, K] and W [N, K], any strides: libtorch's oneDNN inner product.
+std::atomic<bool>& bf16_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+/// a·Wᵀ (+ bias) for a [M, K] and W [N, K], any strides: libtorch's oneDNN inner product. With onednn_bf16() the
+/// float32 operands are rounded to bfloat16, oneDNN returns the product in bfloat16, and the float32 bias is added
+/// to it after (which also makes the result float32 again).
 torch::Tensor onednn_affine(const torch::Tensor& a, const torch::Tensor& w, const std::optional<torch::Tensor>& bias) {
   static const auto op =
       c10::Dispatcher::singleton()
           .findSchemaOrThrow("mkldnn::_linear_pointwise", "")
           .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, std::string_view,
                             c10::List<std::optional<at::Scalar>>, std::optional<std::string_view>)>();
+  if (a.scalar_type() == at::kFloat && bf16_flag().load(std::memory_order_relaxed)) {
+    const auto y = op.call(a.to(at::kBFloat16), w.to(at::kBFloat16), std::nullopt, "none",
+                           c10::List<std::optional<at::Scalar>>(), std::nullopt);
+    return bias ? at::add(*bias, y) : y.to(at::kFloat);  // bf16 + float32 bias promotes to float32
+  }
   return op.call(a, w, bias, "none", c10::List<std::optional<at::Scalar>>(), std::nullopt);
 }
 
@@ -77,6 +89,18 @@ struct OneDnnLinearNoBias : torch::autograd::Function<OneDnnLinearNoBias> {
 bool onednn_linear_enabled() { return enabled_flag().load(std::memory_order_relaxed); }
 
 void set_onednn_linear(bool enabled) { enabled_flag().store(enabled && at::hasMKLDNN()); }
+
+bool onednn_bf16() { return bf16_flag().load(std::memory_order_relaxed); }
+
+void set_onednn_bf16(bool enabled) { bf16_flag().store(enabled); }
+
+bool cpu_has_native_bf16() {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  return __builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16");
+#else
+  return false;
+#endif
+}
 
 bool onednn_linear_used(int64_t rows, int64_t in, int64_t out) {
   return onednn_linear_enabled() && rows * in * out >= kOneDnnMinMacs;

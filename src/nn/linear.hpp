@@ -39,6 +39,14 @@ torch::Tensor weight_gradient(const torch::Tensor& grad_y, const torch::Tensor& 
 bool onednn_linear_enabled();
 void set_onednn_linear(bool enabled);
 
+/// Whether the oneDNN products run in bfloat16: operands rounded to bf16, float32 sums, each result rounded to bf16
+/// and handed back as float32 (the experiment.cpu_matmul option). Off by default; set_onednn_bf16 switches it for the
+/// whole process.
+bool onednn_bf16();
+void set_onednn_bf16(bool enabled);
+/// Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX-BF16); without it bf16 products are slower.
+bool cpu_has_native_bf16();
+
 /// Whether a [rows, in] · [in, out] product goes through oneDNN: enabled and at least kOneDnnMinMacs multiply-adds.
 constexpr int64_t kOneDnnMinMacs = int64_t{1} << 20;
 bool onednn_linear_used(int64_t rows, int64_t in, int64_t out);

@@ -71,6 +71,37 @@ TEST_CASE("oneDNN linear: equals torch::linear and its gradients", "[memory][lin
   CHECK_FALSE(rlm::nn::onednn_linear_used(8, 32, 96));
 }
 
+TEST_CASE("oneDNN linear: with bf16 operands, the products of the rounded operands in float32", "[memory][linear]") {
+  if (!at::hasMKLDNN()) {
+    WARN("libtorch without oneDNN: nothing to compare");
+    return;
+  }
+  CHECK_FALSE(rlm::nn::onednn_bf16());  // experiment.cpu_matmul's default is fp32
+  torch::manual_seed(7);
+  const auto x = torch::randn({512, 256}), w = torch::randn({384, 256}), b = torch::randn({384});
+  REQUIRE(rlm::nn::onednn_linear_used(512, 256, 384));
+  const auto fp32 = run_linear(true, x, w, b);
+  rlm::nn::set_onednn_bf16(true);
+  const auto bf16 = run_linear(true, x, w, b);
+  rlm::nn::set_onednn_bf16(false);
+  const auto rounded = [](const torch::Tensor& t) { return t.to(torch::kBFloat16).to(torch::kFloat); };
+  // What it computes: each product's operands rounded to bf16, accumulated in float32 and rounded to bf16 (as
+  // autocast's products are), the bias added after in float32. The tolerance is one bf16 step (2^-7 relative): the
+  // float32 sums differ in order, which can move a result across a rounding boundary.
+  const auto g = torch::linspace(-1, 1, 512 * 384).view({512, 384});
+  CHECK(bf16.y.scalar_type() == torch::kFloat);
+  CHECK(torch::allclose(bf16.y - b, rounded(torch::linear(rounded(x), rounded(w))), 8e-3, 1e-3));
+  CHECK(torch::allclose(bf16.gx, rounded(rounded(g).mm(rounded(w))), 8e-3, 1e-3));
+  CHECK(torch::allclose(bf16.gw, rounded(rounded(g).t().mm(rounded(x))), 8e-3, 1e-3));
+  CHECK(torch::equal(bf16.gb, fp32.gb));  // a sum of Δy, no product
+  // And so within bf16's rounding of the float32 results, but not equal to them.
+  for (const auto& [ours, reference] : {std::pair{bf16.y, fp32.y}, {bf16.gx, fp32.gx}, {bf16.gw, fp32.gw}}) {
+    const double relative = ((ours - reference).norm() / reference.norm()).item<double>();
+    CHECK(relative < 1e-2);
+    CHECK(relative > 1e-5);
+  }
+}
+
 TEST_CASE("oneDNN linear: the GRU step loop equals torch's fused GRU, resets included", "[memory][linear]") {
   if (!at::hasMKLDNN()) {
     WARN("libtorch without oneDNN: nothing to compare");
