@@ -599,10 +599,11 @@ def gemm_ceiling(summary, steps_per_env):
     ceiling["ours_fraction"] = summary["ours"]["median"] / rate
     if "sb3" in summary:
         ceiling["ceiling_over_sb3"] = rate / summary["sb3"]["median"]
-    print(f"GEMM ceiling of ours on this CPU (scripts/ppo_gemm_ceiling.py, the matrix products alone): {rate:,.0f} env "
-          f"steps/s; ours runs at {100 * ceiling['ours_fraction']:.0f}% of it"
-          + (f"; with these GEMMs at fp32, ours cannot exceed {ceiling['ceiling_over_sb3']:.2f}x "
-             "sb3-contrib (LSTM) here" if "ceiling_over_sb3" in ceiling else ""))
+    ceiling["text"] = (f"GEMM ceiling of ours on this CPU (scripts/ppo_gemm_ceiling.py, its matrix products alone): "
+                       f"{rate:,.0f} env steps/s; ours runs at {100 * ceiling['ours_fraction']:.0f}% of it"
+                       + (f"; with these GEMMs at fp32, ours cannot exceed {ceiling['ceiling_over_sb3']:.2f}x "
+                          "sb3-contrib (LSTM) here" if "ceiling_over_sb3" in ceiling else ""))
+    print(ceiling["text"])
     return ceiling
 
 
@@ -628,11 +629,7 @@ def write_markdown(path, report):
         lines.append(f"| {LABELS[name]} | skipped | – | – | – | – | – | – | – |")
     ceiling = report.get("gemm_ceiling")
     if ceiling:
-        lines += ["", f"GEMM ceiling of ours on this CPU (scripts/ppo_gemm_ceiling.py, its matrix products alone): "
-                  f"{ceiling['ceiling_steps_per_second']:,.0f} env steps/s; ours runs at "
-                  f"{100 * ceiling['ours_fraction']:.0f}% of it"
-                  + (f"; with these GEMMs at fp32, ours cannot exceed {ceiling['ceiling_over_sb3']:.2f}× "
-                     "sb3-contrib's LSTM row here" if "ceiling_over_sb3" in ceiling else "") + "."]
+        lines += ["", ceiling["text"] + "."]
     lines += ["", "Trained steps: the real steps the SGD epochs go through per iteration (epochs x the steps of the "
               "minibatches; ours leaves RLlib's remainder out, sb3 trains on every step)."]
     if report["skipped"]:

@@ -67,8 +67,7 @@ int bench_command(const Args& args) {
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
     config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.steps_per_env * c.iterations;
     config.checkpoint.every = 1 << 30;
-    const fs::path run_dir =
-        scratch / (fs::path(c.config).stem().string() + c.memory_type + (c.cpu_matmul == "fp32" ? "" : c.cpu_matmul));
+    const fs::path run_dir = scratch / (fs::path(c.config).stem().string() + c.memory_type);
     fs::create_directories(run_dir);
     const auto trainer = agents::make_trainer(config, run_dir);
     const auto start = std::chrono::steady_clock::now();

@@ -51,9 +51,10 @@ int eval_command(const Args& args) {
     throw CheckpointError(fmt::format("run '{}' has no checkpoint to evaluate", run_dir.string()));
 
   agents::set_torch_threads(config.experiment.torch_threads);
-  agents::set_cpu_matmul(config.experiment.cpu_matmul);
-  const torch::Device device = with_config_locations(origins, config_file.string(),
-                                                     [&] { return agents::resolve_device(config.experiment.device); });
+  const torch::Device device = with_config_locations(origins, config_file.string(), [&] {
+    agents::set_cpu_matmul(config.experiment.cpu_matmul);
+    return agents::resolve_device(config.experiment.device);
+  });
   const auto seed = derive_seed(static_cast<uint64_t>(config.experiment.seed), {kEvalStream});
   const int num_envs = static_cast<int>(std::min<int64_t>(episodes, config.env.num_envs));
   envs::VecEnv vec(config.env.id, num_envs, config.env.num_threads, seed, envs::wrapper_options(config.env),
