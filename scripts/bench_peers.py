@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PPO training throughput of rlm against the Python frameworks a researcher would use instead, same task and settings.
 
-Usage: .venv/bin/python scripts/bench_peers.py [--rounds R] [--iterations K] [--only ours,sb3,sb3-gru,memorax]
+Usage: .venv/bin/python scripts/bench_peers.py [--rounds R] [--iterations K]
+                                               [--only ours,ours-bf16,sb3,sb3-gru,memorax]
                                                [--rlm PATH] [--json FILE] [--markdown FILE] [--cpu N]
 (`./rlm bench peers [options]` runs it with the build folder's rlm and writes build/bench/peers.{json,md}; the plain
 `./rlm bench` does not, because this one installs packages.)
@@ -16,13 +17,17 @@ torch thread, on POPGym RepeatPreviousEasy with the POPGym paper's batch geometr
   no gradient clipping.
 
 After the rounds, scripts/ppo_gemm_ceiling.py times the matrix products of one iteration of ours alone: the steps/s
-that no fp32 implementation using these GEMMs can pass here, and so the highest ratio this table can show.
+that no fp32 implementation using these GEMMs can pass here, and so the highest ratio this table can show (and, when
+the ours-bf16 row ran, the same with bf16 operands).
 
 Frameworks (each run is a fresh process; the runs alternate ours, sb3, sb3-gru, ... for --rounds rounds):
 - ours: `rlm train --config configs/popgym/repeat_first.yaml env.id=popgym/RepeatPreviousEasy ...` with every setting
   above passed as an override, console and TensorBoard off, into a temporary runs_dir. Steady-state steps/s come from
   the run's metrics.jsonl: the env steps of iterations 2..K (differences of "step") over the sum of their
   "charts/iteration_seconds" (rollout start to the end of the update; checkpoint writing is outside it).
+- ours-bf16: the same run with experiment.cpu_matmul=bf16 (src/nn/linear.hpp: the oneDNN products take bf16
+  operands, everything else stays fp32). Only on CPUs that multiply bf16 natively (AVX512-BF16 or AMX-BF16 in
+  /proc/cpuinfo), skipped elsewhere, where rlm refuses the option. Not the papers' setting; its own ratio column.
 - sb3: sb3-contrib's RecurrentPPO (installed into .venv on demand, never upgrading torch), 64 popgym
   RepeatPreviousEasy envs wrapped PreviousAction -> Antialias -> FlattenObservation in a DummyVecEnv (make_vec_env,
   so each env is Monitor-wrapped as usual), one LSTM shared by actor and critic (shared_lstm=True,
@@ -91,9 +96,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV_ID = "popgym/RepeatPreviousEasy"
 EPISODE_LENGTH = 51  # RepeatPreviousEasy episode length in popgym 1.0.7 (one 52-card deck)
-FRAMEWORKS = ["ours", "sb3", "sb3-gru", "memorax"]
+FRAMEWORKS = ["ours", "ours-bf16", "sb3", "sb3-gru", "memorax"]
+OURS = ("ours", "ours-bf16")  # rlm's rows, the rest are peers
 LABELS = {
     "ours": "rlm (ours), GRU",
+    "ours-bf16": "rlm (ours), GRU, cpu_matmul bf16",
     "sb3": "sb3-contrib RecurrentPPO, LSTM",
     "sb3-gru": "sb3-contrib RecurrentPPO, GRU swapped in",
     "memorax": "memorax 1.0.1 PPO, GRU",
@@ -192,6 +199,16 @@ def machine_description():
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
+
+
+def cpu_has_native_bf16():
+    """Whether rlm accepts experiment.cpu_matmul=bf16 here (the CPU flags it checks, src/nn/linear.cpp)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def children_cpu_seconds():
@@ -333,10 +350,10 @@ def ours_overrides(runs_dir, iterations, steps_per_env):
     ]
 
 
-def run_ours(rlm, iterations, steps_per_env, workdir, cpu):
+def run_ours(rlm, iterations, steps_per_env, workdir, cpu, cpu_matmul="fp32"):
     runs_dir = tempfile.mkdtemp(prefix="ours-", dir=workdir)
     command = [rlm, "train", "--config", os.path.join(ROOT, "configs", "popgym", "repeat_first.yaml"),
-               *ours_overrides(runs_dir, iterations, steps_per_env)]
+               *ours_overrides(runs_dir, iterations, steps_per_env), f"experiment.cpu_matmul={cpu_matmul}"]
     log_path = os.path.join(runs_dir, "rlm.log")
     cpu_before, start = children_cpu_seconds(), time.perf_counter()
     with open(log_path, "w") as log:
@@ -529,7 +546,7 @@ def run_sb3(memory, iterations, steps_per_env, workdir, cpu):
 def trained_steps_per_iteration(framework, steps_per_env):
     """Real steps the SGD epochs go through per iteration (ours: RLlib's whole minibatches, about; sb3: all)."""
     batch, size = SETTINGS["num_envs"] * steps_per_env, SETTINGS["minibatch_size"]
-    per_epoch = min(batch, max(1, batch // size) * size) if framework == "ours" else batch
+    per_epoch = min(batch, max(1, batch // size) * size) if framework in OURS else batch
     return SETTINGS["epochs"] * per_epoch
 
 
@@ -562,10 +579,11 @@ def summarise(runs, frameworks):
         for key in ("rollout_fraction", "rollout_steps_per_second", "update_seconds_per_iteration",
                     "update_microseconds_per_trained_step"):
             summary[name][key] = statistics.median(r[key] for r in mine)
-    if "ours" in summary:
-        for name, entry in summary.items():
-            if name != "ours":
-                entry["ours_over_peer"] = summary["ours"]["median"] / entry["median"]
+    for ours, key in (("ours", "ours_over_peer"), ("ours-bf16", "ours_bf16_over_peer")):
+        if ours in summary:
+            for name, entry in summary.items():
+                if name not in OURS:
+                    entry[key] = summary[ours]["median"] / entry["median"]
     return summary
 
 
@@ -590,21 +608,28 @@ def settings_lines(steps_per_env, iterations, rounds):
 
 
 def gemm_ceiling(summary, steps_per_env):
-    """scripts/ppo_gemm_ceiling.py's bound for ours, measured now, against the measured rates (None: not this setting)."""
-    if "ours" not in summary or steps_per_env != SETTINGS["steps_per_env"]:
+    """scripts/ppo_gemm_ceiling.py's bound for each of our rows (fp32, and bf16 operands for ours-bf16), measured now,
+    against the measured rates: {"float32": {...}, "bfloat16": {...}} (None: not this setting)."""
+    if not any(name in summary for name in OURS) or steps_per_env != SETTINGS["steps_per_env"]:
         return None
     import ppo_gemm_ceiling  # here: it imports this module's settings
-    ceiling = ppo_gemm_ceiling.measure(SETTINGS["torch_threads"], repeats=20)
-    rate = ceiling["ceiling_steps_per_second"]
-    ceiling["ours_fraction"] = summary["ours"]["median"] / rate
-    if "sb3" in summary:
-        ceiling["ceiling_over_sb3"] = rate / summary["sb3"]["median"]
-    ceiling["text"] = (f"GEMM ceiling of ours on this CPU (scripts/ppo_gemm_ceiling.py, its matrix products alone): "
-                       f"{rate:,.0f} env steps/s; ours runs at {100 * ceiling['ours_fraction']:.0f}% of it"
-                       + (f"; with these GEMMs at fp32, ours cannot exceed {ceiling['ceiling_over_sb3']:.2f}x "
-                          "sb3-contrib (LSTM) here" if "ceiling_over_sb3" in ceiling else ""))
-    print(ceiling["text"])
-    return ceiling
+    ceilings = {}
+    for ours, dtype, label in (("ours", "float32", "fp32"), ("ours-bf16", "bfloat16", "bf16")):
+        if ours not in summary:
+            continue
+        ceiling = ppo_gemm_ceiling.measure(SETTINGS["torch_threads"], repeats=20, dtype=dtype)
+        rate = ceiling["ceiling_steps_per_second"]
+        ceiling["ours_fraction"] = summary[ours]["median"] / rate
+        if "sb3" in summary:
+            ceiling["ceiling_over_sb3"] = rate / summary["sb3"]["median"]
+        ceiling["text"] = (f"GEMM ceiling of {ours} on this CPU (scripts/ppo_gemm_ceiling.py --dtype {dtype}, its "
+                           f"matrix products alone): {rate:,.0f} env steps/s; {ours} runs at "
+                           f"{100 * ceiling['ours_fraction']:.0f}% of it"
+                           + (f"; with these GEMMs at {label}, {ours} cannot exceed {ceiling['ceiling_over_sb3']:.2f}x "
+                              "sb3-contrib (LSTM) here" if "ceiling_over_sb3" in ceiling else ""))
+        print(ceiling["text"])
+        ceilings[dtype] = ceiling
+    return ceilings
 
 
 def write_markdown(path, report):
@@ -615,20 +640,19 @@ def write_markdown(path, report):
                  + ", ".join(f"{k} {v}" for k, v in report["versions"].items()) + ".")
     lines += ["", "Settings:", ""] + [f"- {line}" for line in report["settings_text"]]
     lines += ["", f"Steady-state env steps/s: {report['measurement']}", ""]
-    lines.append("| framework | runs | env steps/s (median) | min–max | ours / peer | rollout % "
+    lines.append("| framework | runs | env steps/s (median) | min–max | ours / peer | ours bf16 / peer | rollout % "
                  "| rollout env steps/s | update s / iteration | update µs / trained step |")
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for name, entry in report["summary"].items():
-        ratio = entry.get("ours_over_peer")
+        ratios = [entry.get("ours_over_peer"), entry.get("ours_bf16_over_peer")]
         lines.append(f"| {LABELS[name]} | {entry['runs']} | {entry['median']:,.0f} | {entry['min']:,.0f}–"
-                     f"{entry['max']:,.0f} | " + (f"**{ratio:.2f}×**" if ratio else "–")
+                     f"{entry['max']:,.0f} | " + " | ".join(f"**{r:.2f}×**" if r else "–" for r in ratios)
                      + f" | {100 * entry['rollout_fraction']:.1f} | {entry['rollout_steps_per_second']:,.0f} | "
                      f"{entry['update_seconds_per_iteration']:.2f} | "
                      f"{entry['update_microseconds_per_trained_step']:.1f} |")
     for name in report["skipped"]:
-        lines.append(f"| {LABELS[name]} | skipped | – | – | – | – | – | – | – |")
-    ceiling = report.get("gemm_ceiling")
-    if ceiling:
+        lines.append(f"| {LABELS[name]} | skipped | – | – | – | – | – | – | – | – |")
+    for ceiling in (report.get("gemm_ceiling") or {}).values():
         lines += ["", ceiling["text"] + "."]
     lines += ["", "Trained steps: the real steps the SGD epochs go through per iteration (epochs x the steps of the "
               "minibatches; ours leaves RLlib's remainder out, sb3 trains on every step)."]
@@ -687,7 +711,11 @@ def main():
 
     frameworks = [name for name in FRAMEWORKS if name in args.only]
     skipped = {}
-    if "ours" in frameworks and not os.access(args.rlm, os.X_OK):
+    if "ours-bf16" in frameworks and not cpu_has_native_bf16():
+        skipped["ours-bf16"] = "no AVX512-BF16 or AMX-BF16 on this CPU, where rlm refuses experiment.cpu_matmul=bf16"
+        print(f"ours-bf16: skipped ({skipped['ours-bf16']})", flush=True)
+        frameworks.remove("ours-bf16")
+    if any(name in frameworks for name in OURS) and not os.access(args.rlm, os.X_OK):
         sys.exit(f"bench_peers: {args.rlm} is not an executable rlm (build it with ./rlm, or pass --rlm)")
     if "sb3" in frameworks or "sb3-gru" in frameworks:
         ensure_sb3()
@@ -721,8 +749,9 @@ def main():
     try:
         for round_index in range(args.rounds):
             for name in frameworks:
-                if name == "ours":
-                    result = run_ours(args.rlm, args.iterations, args.steps_per_env, workdir, args.cpu)
+                if name in OURS:
+                    result = run_ours(args.rlm, args.iterations, args.steps_per_env, workdir, args.cpu,
+                                      "bf16" if name == "ours-bf16" else "fp32")
                 else:
                     memory = "gru" if name == "sb3-gru" else "lstm"
                     result = run_sb3(memory, args.iterations, args.steps_per_env, workdir, args.cpu)
@@ -734,7 +763,7 @@ def main():
                 per_iteration = ", ".join(f"{r['steps'] / r['seconds']:,.0f}" for r in result["iterations"])
                 extra = (f", {result['recurrent_module']}, {result['parameters']:,} parameters"
                          if "recurrent_module" in result else "")
-                print(f"round {round_index + 1} {name:<8} {rate:>9,.0f} env steps/s over {counted} iteration(s) "
+                print(f"round {round_index + 1} {name:<9} {rate:>9,.0f} env steps/s over {counted} iteration(s) "
                       f"(per iteration: {per_iteration}; rollout {100 * result['rollout_fraction']:.1f}%; process "
                       f"{result['process_wall_seconds']:.1f} s wall, {result['process_cpu_seconds']:.1f} s CPU{extra})",
                       flush=True)
@@ -747,12 +776,12 @@ def main():
                    if args.iterations > 1 else "env steps over the wall time of the single iteration, warm-up included "
                    "(--iterations 2 or more leaves it out)")
     print()
-    print(f"{'framework':<42} {'median steps/s':>14} {'min-max':>17} {'ours/peer':>9} {'rollout steps/s':>15} "
-          f"{'update s/it':>11} {'update us/trained step':>22}")
+    print(f"{'framework':<42} {'median steps/s':>14} {'min-max':>17} {'ours/peer':>9} {'bf16/peer':>9} "
+          f"{'rollout steps/s':>15} {'update s/it':>11} {'update us/trained step':>22}")
     for name, entry in summary.items():
-        ratio = entry.get("ours_over_peer")
+        ratios = [entry.get("ours_over_peer"), entry.get("ours_bf16_over_peer")]
         print(f"{LABELS[name]:<42} {entry['median']:>14,.0f} {entry['min']:>8,.0f}-{entry['max']:<8,.0f} "
-              + (f"{ratio:>8.2f}x" if ratio else f"{'-':>9}")
+              + " ".join(f"{r:>8.2f}x" if r else f"{'-':>9}" for r in ratios)
               + f" {entry['rollout_steps_per_second']:>15,.0f} {entry['update_seconds_per_iteration']:>11.2f} "
               f"{entry['update_microseconds_per_trained_step']:>22.1f}")
     for name in skipped:

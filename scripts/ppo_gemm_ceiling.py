@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The fastest PPO can possibly run in `./rlm bench peers`' setting on this CPU: the time of its matrix products alone.
 
-Usage: .venv/bin/python scripts/ppo_gemm_ceiling.py [--threads N] [--repeats R] [--sb3 STEPS_PER_S] [--json FILE]
+Usage: .venv/bin/python scripts/ppo_gemm_ceiling.py [--threads N] [--repeats R] [--dtype float32|bfloat16]
+                                                     [--sb3 STEPS_PER_S] [--json FILE]
 
 Every Linear of the peers' network (scripts/bench_peers.py: 10 -> 128 -> 128 -> GRU 256 -> actor and critic
 [128, 128], 4 actions; 413,829 parameters) is timed as the GEMM that an iteration runs. Each GEMM goes through the
@@ -14,7 +15,8 @@ orientation. One iteration has these GEMMs:
 The sum is a ceiling: it leaves out everything that is not a GEMM (gates, LayerNorm, activations, the loss, Adam,
 the env, copies) and assumes no GEMM pays for a transposed operand. steps/s above it cannot be reached at fp32 on
 this machine, whatever else is made faster. With --sb3, the ceiling is divided by sb3-contrib's steps/s: this is the
-highest ratio that `./rlm bench peers` can ever show here.
+highest ratio that `./rlm bench peers` can ever show here. --dtype bfloat16 times the products with bf16 operands,
+the ceiling of `experiment.cpu_matmul: bf16` (only meaningful on a CPU that multiplies bf16 natively).
 """
 import argparse
 import json
@@ -41,10 +43,10 @@ def network_layers():
     return layers, ("GRU W_hh", h, 3 * h), params
 
 
-def gemm_seconds(rows, inner, cols, repeats):
+def gemm_seconds(rows, inner, cols, repeats, dtype="float32"):
     """Best time of one [rows, inner] x [inner, cols] product through rlm's oneDNN op, dense operands."""
     import torch
-    a, w = torch.randn(rows, inner), torch.randn(cols, inner)
+    a, w = torch.randn(rows, inner).to(getattr(torch, dtype)), torch.randn(cols, inner).to(getattr(torch, dtype))
     op = torch.ops.mkldnn._linear_pointwise
     best = float("inf")
     for _ in range(3):
@@ -56,7 +58,7 @@ def gemm_seconds(rows, inner, cols, repeats):
     return best
 
 
-def measure(threads, repeats):
+def measure(threads, repeats, dtype="float32"):
     """The GEMM time of one iteration, layer by layer, and the steps/s it allows."""
     import torch
     torch.set_num_threads(threads)
@@ -73,9 +75,9 @@ def measure(threads, repeats):
         """A product's time; orientations: a weight gradient, which may be computed as its transpose."""
         key = (rows, inner, cols)
         if key not in timed:
-            timed[key] = gemm_seconds(rows, inner, cols, repeats)
+            timed[key] = gemm_seconds(rows, inner, cols, repeats, dtype)
             if orientations:
-                timed[key] = min(timed[key], gemm_seconds(cols, inner, rows, repeats))
+                timed[key] = min(timed[key], gemm_seconds(cols, inner, rows, repeats, dtype))
         return timed[key]
 
     rows_out = []
@@ -96,7 +98,7 @@ def measure(threads, repeats):
     return {"ceiling_steps_per_second": env_steps / (rollout + update), "rollout_gemm_seconds": rollout,
             "update_gemm_seconds": update, "gflop_per_iteration": flops / 1e9, "env_steps_per_iteration": env_steps,
             "minibatches_per_iteration": updates, "sequences_per_minibatch": sequences, "parameters": params,
-            "threads": threads, "torch": torch.__version__, "layers": rows_out}
+            "threads": threads, "dtype": dtype, "torch": torch.__version__, "layers": rows_out}
 
 
 def report(r):
@@ -105,8 +107,8 @@ def report(r):
     total = r["rollout_gemm_seconds"] + r["update_gemm_seconds"]
     lines = [f"PPO GEMM ceiling, ./rlm bench peers' setting ({r['parameters']:,} parameters; {s['num_envs']} x "
              f"{s['steps_per_env']} steps, {r['minibatches_per_iteration']} minibatches of "
-             f"{r['sequences_per_minibatch']} x {EPISODE_LENGTH} steps per iteration), torch {r['torch']}, "
-             f"{r['threads']} thread(s)",
+             f"{r['sequences_per_minibatch']} x {EPISODE_LENGTH} steps per iteration), {r['dtype']} operands, torch "
+             f"{r['torch']}, {r['threads']} thread(s)",
              f"{'layer':28} {'in':>5} {'out':>5} {'rollout s':>10} {'update s':>10}"]
     for x in r["layers"]:
         lines.append(f"{x['layer']:28} {x['in']:>5} {x['out']:>5} {x['rollout_s']:>10.3f} {x['update_s']:>10.3f}")
@@ -121,10 +123,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=SETTINGS["torch_threads"])
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
+                        help="the products' operand type (bfloat16: experiment.cpu_matmul bf16)")
     parser.add_argument("--sb3", type=float, help="sb3-contrib's steps/s from ./rlm bench peers, for the ratio")
     parser.add_argument("--json", help="write the result here")
     args = parser.parse_args()
-    result = measure(args.threads, args.repeats)
+    result = measure(args.threads, args.repeats, args.dtype)
     print("\n".join(report(result)))
     if args.sb3:
         result["sb3_steps_per_second"] = args.sb3

@@ -5,6 +5,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
 
 namespace rlm::nn {
 namespace {
@@ -24,45 +27,88 @@ std::atomic<bool>& bf16_flag() {
   return flag;
 }
 
-/// a·Wᵀ (+ bias) for a [M, K] and W [N, K], any strides: libtorch's oneDNN inner product. With onednn_bf16() the
-/// float32 operands are rounded to bfloat16, oneDNN returns the product in bfloat16, and the float32 bias is added
-/// to it after (which also makes the result float32 again).
+/// a·Wᵀ (+ bias) for a [M, K] and W [N, K], any strides: libtorch's oneDNN inner product, in the operands' dtype
+/// (float32, or bfloat16 with a float32 bias that oneDNN adds to its float32 sums before it rounds the result).
 torch::Tensor onednn_affine(const torch::Tensor& a, const torch::Tensor& w, const std::optional<torch::Tensor>& bias) {
   static const auto op =
       c10::Dispatcher::singleton()
           .findSchemaOrThrow("mkldnn::_linear_pointwise", "")
           .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, std::string_view,
                             c10::List<std::optional<at::Scalar>>, std::optional<std::string_view>)>();
-  if (a.scalar_type() == at::kFloat && bf16_flag().load(std::memory_order_relaxed)) {
-    const auto y = op.call(a.to(at::kBFloat16), w.to(at::kBFloat16), std::nullopt, "none",
-                           c10::List<std::optional<at::Scalar>>(), std::nullopt);
-    return bias ? at::add(*bias, y) : y.to(at::kFloat);  // bf16 + float32 bias promotes to float32
-  }
   return op.call(a, w, bias, "none", c10::List<std::optional<at::Scalar>>(), std::nullopt);
 }
 
-torch::Tensor oriented_weight_gradient(const torch::Tensor& gy, const torch::Tensor& x) {
-  if (gy.size(1) >= x.size(1)) return onednn_affine(x.t(), gy.t(), std::nullopt).t().contiguous();  // (xᵀ·Δy)ᵀ
-  return onednn_affine(gy.t(), x.t(), std::nullopt);
+torch::Tensor to_bf16(const torch::Tensor& t) { return t.to(at::kBFloat16); }
+
+/// A weight rounded to bfloat16, reused while that tensor lives and is unchanged: per minibatch the GRU's W_hh enters
+/// ~50 products forward and ~50 backward, and while acting every layer's weight enters one product per step, each of
+/// which would otherwise round the whole matrix again. A tensor is unchanged while its version counter (bumped by
+/// every in-place write: the optimiser's step, a checkpoint's load), storage, offset, sizes and strides are; the
+/// entry holds a weak reference, so a freed tensor's address can not be mistaken for a live one. Views of one weight
+/// (W_hhᵀ) are separate entries. Inference tensors have no version counter and are rounded each time.
+torch::Tensor cached_bf16(const torch::Tensor& w) {
+  if (w.is_inference()) return to_bf16(w);
+  struct Entry {
+    c10::weak_intrusive_ptr<c10::TensorImpl> owner;
+    uint32_t version;
+    const void* data;
+    std::vector<int64_t> sizes, strides;
+    torch::Tensor rounded;
+  };
+  static std::mutex mutex;
+  static std::unordered_map<const c10::TensorImpl*, Entry> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto version = w.unsafeGetTensorImpl()->version_counter().current_version();
+  const auto found = cache.find(w.unsafeGetTensorImpl());
+  if (found != cache.end() && !found->second.owner.expired() && found->second.version == version &&
+      found->second.data == w.data_ptr() && w.sizes().equals(found->second.sizes) &&
+      w.strides().equals(found->second.strides))
+    return found->second.rounded;
+  std::erase_if(cache, [](const auto& entry) { return entry.second.owner.expired(); });  // and their copies with them
+  auto rounded = to_bf16(w);
+  cache.insert_or_assign(w.unsafeGetTensorImpl(),
+                         Entry{c10::weak_intrusive_ptr<c10::TensorImpl>(w.getIntrusivePtr()), version, w.data_ptr(),
+                               w.sizes().vec(), w.strides().vec(), rounded});
+  return rounded;
 }
 
-/// Δx = Δy·W and ΔW = Δyᵀ·x (each only when needed), through oneDNN as the forward.
+/// ΔW = Δyᵀ·x for Δy [M, N] and x [M, K] of one dtype, with the wider of N and K as oneDNN's weight operand.
+torch::Tensor oriented_weight_gradient(const torch::Tensor& gy, const torch::Tensor& x) {
+  if (gy.size(1) >= x.size(1))
+    return onednn_affine(x.t(), gy.t(), std::nullopt).t().to(at::kFloat, false, false, at::MemoryFormat::Contiguous);
+  return onednn_affine(gy.t(), x.t(), std::nullopt).to(at::kFloat);
+}
+
+/// Δx = Δy·W and ΔW = Δyᵀ·x (each only when needed), through oneDNN as the forward. Under bf16 products the saved x
+/// is already bfloat16 (rounded once, in the forward) and Δy is rounded once for both products.
 torch::autograd::tensor_list linear_gradients(torch::autograd::AutogradContext* ctx, const torch::Tensor& grad_y) {
   const auto saved = ctx->get_saved_variables();
   const torch::Tensor &x = saved[0], &w = saved[1];
-  const torch::Tensor gy = grad_y.contiguous();  // [M, N]
+  const bool bf16 = x.scalar_type() == at::kBFloat16;
+  const torch::Tensor gy = bf16 ? to_bf16(grad_y).contiguous() : grad_y.contiguous();  // [M, N]
   torch::Tensor gx, gw;
-  if (ctx->needs_input_grad(0)) gx = onednn_affine(gy, w.t(), std::nullopt);
+  if (ctx->needs_input_grad(0)) gx = onednn_affine(gy, (bf16 ? cached_bf16(w) : w).t(), std::nullopt).to(at::kFloat);
   if (ctx->needs_input_grad(1)) gw = oriented_weight_gradient(gy, x);
   return {gx, gw};
+}
+
+/// y = x·Wᵀ (+ b) for 2-D float32 x, saving what the gradients need: x and W, x in bfloat16 under bf16 products.
+torch::Tensor linear_forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& w,
+                             const std::optional<torch::Tensor>& b) {
+  if (!onednn_bf16()) {
+    ctx->save_for_backward({x, w});
+    return onednn_affine(x, w, b);
+  }
+  const auto xb = to_bf16(x);
+  ctx->save_for_backward({xb, w});
+  return onednn_affine(xb, cached_bf16(w), b).to(at::kFloat);
 }
 
 /// y = x·Wᵀ + b for 2-D x. (Two functions: autograd takes no undefined tensor among a function's inputs.)
 struct OneDnnLinear : torch::autograd::Function<OneDnnLinear> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& w,
                                const torch::Tensor& b) {
-    ctx->save_for_backward({x, w});
-    return onednn_affine(x, w, b);
+    return linear_forward(ctx, x, w, b);
   }
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                torch::autograd::tensor_list grads) {
@@ -75,8 +121,7 @@ struct OneDnnLinear : torch::autograd::Function<OneDnnLinear> {
 /// y = x·Wᵀ for 2-D x.
 struct OneDnnLinearNoBias : torch::autograd::Function<OneDnnLinearNoBias> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& w) {
-    ctx->save_for_backward({x, w});
-    return onednn_affine(x, w, std::nullopt);
+    return linear_forward(ctx, x, w, std::nullopt);
   }
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                torch::autograd::tensor_list grads) {
@@ -116,6 +161,7 @@ bool onednn_takes(const torch::Tensor& x, int64_t out) {
 
 torch::Tensor weight_gradient(const torch::Tensor& grad_y, const torch::Tensor& x) {
   if (!onednn_takes(x, grad_y.size(1))) return grad_y.t().mm(x);
+  if (onednn_bf16()) return oriented_weight_gradient(to_bf16(grad_y), to_bf16(x));
   return oriented_weight_gradient(grad_y, x);
 }
 

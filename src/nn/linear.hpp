@@ -39,9 +39,10 @@ torch::Tensor weight_gradient(const torch::Tensor& grad_y, const torch::Tensor& 
 bool onednn_linear_enabled();
 void set_onednn_linear(bool enabled);
 
-/// Whether the oneDNN products run in bfloat16: operands rounded to bf16, float32 sums, each result rounded to bf16
-/// and handed back as float32 (the experiment.cpu_matmul option). Off by default; set_onednn_bf16 switches it for the
-/// whole process.
+/// Whether the oneDNN products run in bfloat16: operands rounded to bf16, float32 sums (the forward's float32 bias
+/// included), each result rounded to bf16 once and handed back as float32 (the experiment.cpu_matmul option). A
+/// weight's rounded copy is kept until the weight changes; activations and gradients are rounded on each call. Off by
+/// default; set_onednn_bf16 switches it for the whole process.
 bool onednn_bf16();
 void set_onednn_bf16(bool enabled);
 /// Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX-BF16); without it bf16 products are slower.

@@ -85,12 +85,12 @@ TEST_CASE("oneDNN linear: with bf16 operands, the products of the rounded operan
   const auto bf16 = run_linear(true, x, w, b);
   rlm::nn::set_onednn_bf16(false);
   const auto rounded = [](const torch::Tensor& t) { return t.to(torch::kBFloat16).to(torch::kFloat); };
-  // What it computes: each product's operands rounded to bf16, accumulated in float32 and rounded to bf16 (as
-  // autocast's products are), the bias added after in float32. The tolerance is one bf16 step (2^-7 relative): the
-  // float32 sums differ in order, which can move a result across a rounding boundary.
+  // What it computes: each product's operands rounded to bf16, accumulated in float32 (the forward's float32 bias
+  // included) and the result rounded to bf16, as autocast's products are. The tolerance is one bf16 step (2^-7
+  // relative): the float32 sums differ in order, which can move a result across a rounding boundary.
   const auto g = torch::linspace(-1, 1, 512 * 384).view({512, 384});
   CHECK(bf16.y.scalar_type() == torch::kFloat);
-  CHECK(torch::allclose(bf16.y - b, rounded(torch::linear(rounded(x), rounded(w))), 8e-3, 1e-3));
+  CHECK(torch::allclose(bf16.y, rounded(torch::linear(rounded(x), rounded(w), b)), 8e-3, 1e-3));
   CHECK(torch::allclose(bf16.gx, rounded(rounded(g).mm(rounded(w))), 8e-3, 1e-3));
   CHECK(torch::allclose(bf16.gw, rounded(rounded(g).t().mm(rounded(x))), 8e-3, 1e-3));
   CHECK(torch::equal(bf16.gb, fp32.gb));  // a sum of Δy, no product
@@ -139,4 +139,36 @@ TEST_CASE("oneDNN linear: the GRU step loop equals torch's fused GRU, resets inc
     INFO("max difference " << diff << " at scale " << scale);
     CHECK(diff <= 1e-5 * scale + 1e-6);
   }
+}
+
+TEST_CASE("oneDNN linear: bf16 products follow in-place changes of a weight", "[memory][linear]") {
+  // The bf16 path keeps each weight's rounded copy while the weight is unchanged; an optimiser step, a
+  // checkpoint load or any in-place write must be seen by the next product, in the forward and in the backward.
+  if (!at::hasMKLDNN()) {
+    WARN("libtorch without oneDNN: nothing to compare");
+    return;
+  }
+  torch::manual_seed(11);
+  const auto x = torch::randn({256, 128}), delta = torch::randn({192, 128});
+  auto w = torch::randn({192, 128}).requires_grad_(true);
+  REQUIRE(rlm::nn::onednn_linear_used(256, 128, 192));
+  const auto rounded = [](const torch::Tensor& t) { return t.to(torch::kBFloat16).to(torch::kFloat); };
+  const auto expected_y = [&] { return rounded(torch::linear(rounded(x), rounded(w.detach()))); };
+  const auto expected_gx = [&] { return rounded(torch::ones({256, 192}).mm(rounded(w.detach()))); };
+  rlm::nn::set_onednn_bf16(true);
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> seen;  // (y, Δx) before and after each change
+  for (int change = 0; change < 3; ++change) {
+    const auto xg = x.clone().requires_grad_(true);
+    const auto y = rlm::nn::linear(xg, w);
+    y.sum().backward();
+    seen.emplace_back(y.detach(), xg.grad());
+    CHECK(torch::allclose(y, expected_y(), 8e-3, 1e-3));
+    CHECK(torch::allclose(xg.grad(), expected_gx(), 8e-3, 1e-3));
+    torch::NoGradGuard no_grad;
+    if (change == 0) w.add_(delta);                      // as the optimiser's step
+    if (change == 1) w.copy_(torch::randn({192, 128}));  // as a checkpoint's load
+  }
+  rlm::nn::set_onednn_bf16(false);
+  CHECK_FALSE(torch::allclose(seen[0].first, seen[1].first, 1e-2, 1e-2));
+  CHECK_FALSE(torch::allclose(seen[1].second, seen[2].second, 1e-2, 1e-2));
 }
