@@ -1,25 +1,29 @@
 #include "memory/gru.hpp"
 
+#include "memory/gru_gates_cpu.hpp"
 #include "nn/linear.hpp"
 
 namespace rlm::memory {
 namespace {
 
 /// The GRU's recurrence over a whole sequence as one autograd node: from gi = x·W_ihᵀ + b_ih ([T, B, 3H], blocks
-/// r, z, n; one GEMM for all steps, outside) and h0, per step gh = h·W_hhᵀ + b_hh and the gates. The backward runs the
-/// steps in reverse with one [B, 3H]·[3H, H] GEMM each for ∂h, then ∂W_hh = Σ_t ∂ghₜᵀ·hₜ₋₁ as a single GEMM over all
-/// T·B rows: as per-step autograd nodes, each step computed and accumulated its own ∂W_hh from B rows (52 small
-/// GEMMs and 52 [3H, H] additions per minibatch at the POPGym sizes). `keep` [T, B, 1] zeroes the state of entries
-/// that start an episode at t, on the steps `resets` (CPU bool [T]) marks.
+/// r, z, n; one GEMM for all steps, outside) and h0, per step gh = h·W_hhᵀ + b_hh and the gates (one pass per step
+/// each way, gru_gates_cpu.hpp). The backward runs the steps in reverse with one [B, 3H]·[3H, H] GEMM each for ∂h,
+/// then ∂W_hh = Σ_t ∂ghₜᵀ·hₜ₋₁ as a single GEMM over all T·B rows: as per-step autograd nodes, each step computed
+/// and accumulated its own ∂W_hh from B rows (52 small GEMMs and 52 [3H, H] additions per minibatch at the POPGym
+/// sizes). `keep` [T, B, 1] zeroes the state of entries that start an episode at t, on the steps `resets` (CPU bool
+/// [T]) marks. CPU float32 only (Gru::forward takes torch's GRU elsewhere).
 struct GruRecurrence : torch::autograd::Function<GruRecurrence> {
   static torch::autograd::tensor_list forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& gi,
                                               const torch::Tensor& h0, const torch::Tensor& w_hh,
                                               const torch::Tensor& b_hh, const torch::Tensor& keep,
                                               const torch::Tensor& resets) {
-    const int64_t steps = gi.size(0), hidden = h0.size(1);
+    TORCH_CHECK(gi.scalar_type() == torch::kFloat && gi.device().is_cpu(), "GruRecurrence: CPU float32 only");
+    const int64_t steps = gi.size(0), batch = h0.size(0), hidden = h0.size(1);
     const bool* reset = resets.data_ptr<bool>();
-    auto y = torch::empty({steps, h0.size(0), hidden}, h0.options());
-    auto rz = torch::empty({steps, h0.size(0), 2 * hidden}, h0.options());  // [r | z] per step
+    const auto gi_dense = gi.contiguous();
+    auto y = torch::empty({steps, batch, hidden}, h0.options());
+    auto rz = torch::empty({steps, batch, 2 * hidden}, h0.options());  // [r | z] per step
     auto n = torch::empty_like(y), gh_n = torch::empty_like(y), h_prev = torch::empty_like(y);
     torch::Tensor h = h0;
     for (int64_t t = 0; t < steps; ++t) {
@@ -29,15 +33,11 @@ struct GruRecurrence : torch::autograd::Function<GruRecurrence> {
       } else {
         hp.copy_(h);
       }
-      const auto gh = nn::linear(hp, w_hh, b_hh);
-      const auto gi_t = gi[t];
-      auto rz_t = rz[t];
-      at::add_out(rz_t, gi_t.narrow(1, 0, 2 * hidden), gh.narrow(1, 0, 2 * hidden)).sigmoid_();
-      gh_n[t].copy_(gh.narrow(1, 2 * hidden, hidden));
-      auto n_t = n[t];
-      at::addcmul_out(n_t, gi_t.narrow(1, 2 * hidden, hidden), rz_t.narrow(1, 0, hidden), gh_n[t]).tanh_();
+      const auto gh = nn::linear(hp, w_hh, b_hh).contiguous();
       auto y_t = y[t];
-      at::addcmul_out(y_t, n_t, rz_t.narrow(1, hidden, hidden), hp - n_t);  // (1 − z) ⊙ n + z ⊙ hₜ₋₁
+      gru_gates_forward(gi_dense[t].data_ptr<float>(), gh.data_ptr<float>(), hp.data_ptr<float>(), batch, hidden,
+                        rz[t].data_ptr<float>(), n[t].data_ptr<float>(), gh_n[t].data_ptr<float>(),
+                        y_t.data_ptr<float>());
       h = y_t;
     }
     ctx->save_for_backward({rz, n, gh_n, h_prev, w_hh, keep, resets});
@@ -50,27 +50,20 @@ struct GruRecurrence : torch::autograd::Function<GruRecurrence> {
     const torch::Tensor &rz = saved[0], &n = saved[1], &gh_n = saved[2], &h_prev = saved[3], &w_hh = saved[4];
     const torch::Tensor &keep = saved[5], &resets = saved[6];
     const bool* reset = resets.data_ptr<bool>();
-    const int64_t steps = n.size(0), hidden = n.size(2);
-    const torch::Tensor& dy = grads[0];
-    torch::Tensor dh = grads[1].defined() ? grads[1].clone() : torch::zeros_like(h_prev[0]);
+    const int64_t steps = n.size(0), batch = n.size(1), hidden = n.size(2);
+    const torch::Tensor dy = grads[0].defined() ? grads[0].contiguous() : torch::Tensor();
+    torch::Tensor dh = grads[1].defined() ? grads[1].contiguous().clone() : torch::zeros_like(h_prev[0]);
     auto d_gi = torch::empty({steps, n.size(1), 3 * hidden}, n.options());
     auto d_gh = torch::empty_like(d_gi);
     const auto w_hh_t = w_hh.t();
+    auto dh_z = torch::empty_like(dh);
     for (int64_t t = steps - 1; t >= 0; --t) {
       if (dy.defined()) dh.add_(dy[t]);
-      const auto r = rz[t].narrow(1, 0, hidden), z = rz[t].narrow(1, hidden, hidden);
-      const auto n_t = n[t], hp = h_prev[t];
-      // Pre-activation gradients: n: ∂h(1 − z)(1 − n²); z: ∂h(hₜ₋₁ − n)z(1 − z); r: ∂n_pre gh_n r(1 − r).
-      auto dgi = d_gi[t];
-      auto d_r = dgi.narrow(1, 0, hidden), d_z = dgi.narrow(1, hidden, hidden), d_n = dgi.narrow(1, 2 * hidden, hidden);
-      at::mul_out(d_n, dh * (1 - z), 1 - n_t * n_t);
-      at::mul_out(d_z, dh * (hp - n_t), z * (1 - z));
-      at::mul_out(d_r, d_n * gh_n[t], r * (1 - r));
       auto dgh = d_gh[t];
-      dgh.narrow(1, 0, 2 * hidden).copy_(dgi.narrow(1, 0, 2 * hidden));
-      auto dgh_n = dgh.narrow(1, 2 * hidden, hidden);
-      at::mul_out(dgh_n, d_n, r);
-      dh = torch::addcmul(nn::linear(dgh, w_hh_t), dh, z);  // ∂hₜ₋₁ = ∂ghₜ·W_hh + ∂hₜ ⊙ z
+      gru_gates_backward(dh.data_ptr<float>(), rz[t].data_ptr<float>(), n[t].data_ptr<float>(),
+                         gh_n[t].data_ptr<float>(), h_prev[t].data_ptr<float>(), batch, hidden,
+                         d_gi[t].data_ptr<float>(), dgh.data_ptr<float>(), dh_z.data_ptr<float>());
+      dh = nn::linear(dgh, w_hh_t).add_(dh_z);  // ∂hₜ₋₁ = ∂ghₜ·W_hh + ∂hₜ ⊙ z
       if (reset[t]) dh.mul_(keep[t]);
     }
     const auto d_gh_rows = d_gh.view({-1, 3 * hidden});

@@ -15,14 +15,6 @@
 #include "scan/shm_scan_kernels.hpp"
 #include "scan/simd_clones.hpp"
 
-// glibc's vector exp (libmvec, linked through libm): with the simd attribute GCC turns the exp calls in a vectorised
-// loop into libmvec's 16-, 8- or 4-wide versions, as <math.h> itself declares them under -ffast-math, which the build
-// does not use.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-extern "C" float expf(float) noexcept __attribute__((__simd__("notinbranch")));
-extern "C" double exp(double) noexcept __attribute__((__simd__("notinbranch")));
-#endif
-
 namespace rlm::scan {
 namespace {
 

@@ -20,3 +20,15 @@
 #else
 #define RLM_ALWAYS_INLINE inline
 #endif
+
+// glibc's vector exp and tanh (libmvec, linked through libm): with the simd attribute GCC turns the calls in a
+// vectorised loop into libmvec's 16-, 8- or 4-wide versions, as <math.h> itself declares them under -ffast-math,
+// which the build does not use. tanhf's vector versions came with glibc 2.35.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <cmath>
+extern "C" float expf(float) noexcept __attribute__((__simd__("notinbranch")));
+extern "C" double exp(double) noexcept __attribute__((__simd__("notinbranch")));
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
+extern "C" float tanhf(float) noexcept __attribute__((__simd__("notinbranch")));
+#endif
+#endif
