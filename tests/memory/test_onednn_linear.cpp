@@ -172,3 +172,45 @@ TEST_CASE("oneDNN linear: bf16 products follow in-place changes of a weight", "[
   CHECK_FALSE(torch::allclose(seen[0].first, seen[1].first, 1e-2, 1e-2));
   CHECK_FALSE(torch::allclose(seen[1].second, seen[2].second, 1e-2, 1e-2));
 }
+
+TEST_CASE("oneDNN linear: the GRU step loop with bf16 products stays within bf16's rounding of float32",
+          "[memory][linear]") {
+  // The step loop's W_hh enters one product per step each way, through the bf16 weight cache (W_hh and its
+  // transposed view); after an optimiser-like change of W_hh both passes must use the new weight.
+  if (!at::hasMKLDNN()) {
+    WARN("libtorch without oneDNN: nothing to compare");
+    return;
+  }
+  torch::manual_seed(13);
+  rlm::memory::Gru gru(12, 96);
+  const int64_t steps = 7, batch = 64;
+  REQUIRE(rlm::nn::onednn_linear_used(batch, 96, 3 * 96));
+  const auto x = torch::randn({steps, batch, 12});
+  auto starts = torch::zeros({steps, batch}, torch::kBool);
+  starts[0].fill_(true);
+  starts[3][5] = true;
+  const auto run = [&](bool bf16) {
+    rlm::nn::set_onednn_bf16(bf16);
+    gru.zero_grad();
+    auto out = gru.forward(x, gru.initial_state(batch, torch::kCPU), starts);
+    (out.y * torch::linspace(-1, 1, out.y.numel()).view(out.y.sizes())).sum().backward();
+    rlm::nn::set_onednn_bf16(false);
+    std::vector<torch::Tensor> result = {out.y.detach()};
+    for (const auto& p : gru.parameters()) result.push_back(p.grad().clone());
+    return result;
+  };
+  const auto relative = [](const torch::Tensor& a, const torch::Tensor& b) {
+    return ((a - b).norm() / b.norm()).item<double>();
+  };
+  for (int change = 0; change < 2; ++change) {
+    INFO("after " << change << " change(s) of W_hh");
+    const auto ours = run(true), reference = run(false);
+    for (size_t i = 0; i < ours.size(); ++i) {
+      INFO("tensor " << i);
+      CHECK(relative(ours[i], reference[i]) < 2e-2);
+      CHECK(relative(ours[i], reference[i]) > 1e-6);  // bf16 products, not float32's
+    }
+    torch::NoGradGuard no_grad;
+    gru.named_parameters()["gru.weight_hh_l0"].mul_(-1.5);  // a stale bf16 copy would be far off now
+  }
+}
