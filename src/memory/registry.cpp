@@ -16,6 +16,14 @@ namespace {
 
 using Factory = std::function<std::shared_ptr<Memory>(const MemoryConfig&, int64_t)>;
 
+/// A backend's options from its config section (the options struct derives from it), the rest at their defaults.
+template <class Options, class Section>
+Options options_from(const Section& section) {
+  Options options;
+  static_cast<Section&>(options) = section;
+  return options;
+}
+
 // Each backend reads its own config section (memory/<backend>_config.hpp) as the base of its options; the registry
 // adds only the widths: the input (from the network) and model.memory.hidden_size in the backend's own name for it.
 const std::map<std::string, Factory>& factories() {
@@ -23,31 +31,31 @@ const std::map<std::string, Factory>& factories() {
       {"gru", [](const MemoryConfig& c, int64_t in) { return std::make_shared<Gru>(in, c.hidden_size); }},
       {"shm",
        [](const MemoryConfig& c, int64_t in) {
-         ShmOptions o{c.shm};
+         auto o = options_from<ShmOptions>(c.shm);
          o.memory_size = c.hidden_size;
          return std::make_shared<Shm>(in, o);
        }},
       {"ffm",
        [](const MemoryConfig& c, int64_t in) {
-         FfmOptions o{c.ffm};
+         auto o = options_from<FfmOptions>(c.ffm);
          o.output_size = c.hidden_size;
          return std::make_shared<Ffm>(in, o);
        }},
       {"kf",
        [](const MemoryConfig& c, int64_t in) {
-         KfOptions o{c.kf};
+         auto o = options_from<KfOptions>(c.kf);
          o.hidden_size = c.hidden_size;
          return std::make_shared<Kf>(in, o);
        }},
       {"spiking",
        [](const MemoryConfig& c, int64_t in) {
-         SpikingOptions o{c.spiking};
+         auto o = options_from<SpikingOptions>(c.spiking);
          o.hidden_size = c.hidden_size;
          return std::make_shared<Spiking>(in, o);
        }},
       {"stm",
        [](const MemoryConfig& c, int64_t in) {
-         StmOptions o{c.stm};
+         auto o = options_from<StmOptions>(c.stm);
          o.output_size = c.hidden_size;
          return std::make_shared<Stm>(in, o);
        }},
