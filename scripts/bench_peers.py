@@ -97,7 +97,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV_ID = "popgym/RepeatPreviousEasy"
 EPISODE_LENGTH = 51  # RepeatPreviousEasy episode length in popgym 1.0.7 (one 52-card deck)
 FRAMEWORKS = ["ours", "ours-bf16", "sb3", "sb3-gru", "memorax"]
-OURS = ("ours", "ours-bf16")  # rlm's rows, the rest are peers
+# rlm's rows (the rest are peers): each one's experiment.cpu_matmul, the operand type of its GEMM ceiling, and the
+# summary key of its ratio to each peer.
+OURS = {
+    "ours": {"cpu_matmul": "fp32", "dtype": "float32", "ratio_key": "ours_over_peer"},
+    "ours-bf16": {"cpu_matmul": "bf16", "dtype": "bfloat16", "ratio_key": "ours_bf16_over_peer"},
+}
 LABELS = {
     "ours": "rlm (ours), GRU",
     "ours-bf16": "rlm (ours), GRU, cpu_matmul bf16",
@@ -579,11 +584,11 @@ def summarise(runs, frameworks):
         for key in ("rollout_fraction", "rollout_steps_per_second", "update_seconds_per_iteration",
                     "update_microseconds_per_trained_step"):
             summary[name][key] = statistics.median(r[key] for r in mine)
-    for ours, key in (("ours", "ours_over_peer"), ("ours-bf16", "ours_bf16_over_peer")):
+    for ours, row in OURS.items():
         if ours in summary:
             for name, entry in summary.items():
                 if name not in OURS:
-                    entry[key] = summary[ours]["median"] / entry["median"]
+                    entry[row["ratio_key"]] = summary[ours]["median"] / entry["median"]
     return summary
 
 
@@ -614,9 +619,10 @@ def gemm_ceiling(summary, steps_per_env):
         return None
     import ppo_gemm_ceiling  # here: it imports this module's settings
     ceilings = {}
-    for ours, dtype, label in (("ours", "float32", "fp32"), ("ours-bf16", "bfloat16", "bf16")):
+    for ours, row in OURS.items():
         if ours not in summary:
             continue
+        dtype, label = row["dtype"], row["cpu_matmul"]
         ceiling = ppo_gemm_ceiling.measure(SETTINGS["torch_threads"], repeats=20, dtype=dtype)
         rate = ceiling["ceiling_steps_per_second"]
         ceiling["ours_fraction"] = summary[ours]["median"] / rate
@@ -644,7 +650,7 @@ def write_markdown(path, report):
                  "| rollout env steps/s | update s / iteration | update µs / trained step |")
     lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for name, entry in report["summary"].items():
-        ratios = [entry.get("ours_over_peer"), entry.get("ours_bf16_over_peer")]
+        ratios = [entry.get(row["ratio_key"]) for row in OURS.values()]
         lines.append(f"| {LABELS[name]} | {entry['runs']} | {entry['median']:,.0f} | {entry['min']:,.0f}–"
                      f"{entry['max']:,.0f} | " + " | ".join(f"**{r:.2f}×**" if r else "–" for r in ratios)
                      + f" | {100 * entry['rollout_fraction']:.1f} | {entry['rollout_steps_per_second']:,.0f} | "
@@ -694,6 +700,7 @@ def parse_arguments():
     smallest = -(-smallest // EPISODE_LENGTH) * EPISODE_LENGTH
     if args.steps_per_env < smallest:
         parser.error(f"--steps-per-env must be at least {smallest} (a minibatch must fit in ours' rollout)")
+    args.rlm = os.path.abspath(args.rlm)  # each run starts in its own temporary folder
     args.only = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in args.only if name not in FRAMEWORKS]
     if unknown:
@@ -751,7 +758,7 @@ def main():
             for name in frameworks:
                 if name in OURS:
                     result = run_ours(args.rlm, args.iterations, args.steps_per_env, workdir, args.cpu,
-                                      "bf16" if name == "ours-bf16" else "fp32")
+                                      OURS[name]["cpu_matmul"])
                 else:
                     memory = "gru" if name == "sb3-gru" else "lstm"
                     result = run_sb3(memory, args.iterations, args.steps_per_env, workdir, args.cpu)
@@ -779,7 +786,7 @@ def main():
     print(f"{'framework':<42} {'median steps/s':>14} {'min-max':>17} {'ours/peer':>9} {'bf16/peer':>9} "
           f"{'rollout steps/s':>15} {'update s/it':>11} {'update us/trained step':>22}")
     for name, entry in summary.items():
-        ratios = [entry.get("ours_over_peer"), entry.get("ours_bf16_over_peer")]
+        ratios = [entry.get(row["ratio_key"]) for row in OURS.values()]
         print(f"{LABELS[name]:<42} {entry['median']:>14,.0f} {entry['min']:>8,.0f}-{entry['max']:<8,.0f} "
               + " ".join(f"{r:>8.2f}x" if r else f"{'-':>9}" for r in ratios)
               + f" {entry['rollout_steps_per_second']:>15,.0f} {entry['update_seconds_per_iteration']:>11.2f} "

@@ -52,8 +52,8 @@ struct GruRecurrence : torch::autograd::Function<GruRecurrence> {
     const bool* reset = resets.data_ptr<bool>();
     const int64_t steps = n.size(0), batch = n.size(1), hidden = n.size(2);
     const torch::Tensor dy = grads[0].defined() ? grads[0].contiguous() : torch::Tensor();
-    torch::Tensor dh = grads[1].defined() ? grads[1].contiguous().clone() : torch::zeros_like(h_prev[0]);
-    auto d_gi = torch::empty({steps, n.size(1), 3 * hidden}, n.options());
+    torch::Tensor dh = grads[1].defined() ? grads[1].clone(at::MemoryFormat::Contiguous) : torch::zeros_like(h_prev[0]);
+    auto d_gi = torch::empty({steps, batch, 3 * hidden}, n.options());
     auto d_gh = torch::empty_like(d_gi);
     const auto w_hh_t = w_hh.t();
     auto dh_z = torch::empty_like(dh);

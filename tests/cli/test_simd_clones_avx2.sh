@@ -18,11 +18,11 @@ export OMP_NUM_THREADS=1
 valgrind --tool=callgrind --callgrind-out-file="$work/gru.callgrind" "$BUILD/test_memory" \
   "oneDNN linear: the GRU step loop equals torch*" >"$work/gru.log" 2>&1 || { cat "$work/gru.log"; exit 1; }
 grep -q "All tests passed" "$work/gru.log" || { cat "$work/gru.log"; exit 1; }
-if ! grep -aq "forward_rows.*arch_x86_64_v3" "$work/gru.callgrind"; then
+if ! grep -aq "gru_gates_forward.*arch_x86_64_v3" "$work/gru.callgrind"; then
   echo "the GRU gates' AVX2 clone did not run under valgrind (its CPU picked another): skipped"
   exit 77
 fi
-grep -aq "backward_rows.*arch_x86_64_v3" "$work/gru.callgrind" || { echo "FAIL: backward's AVX2 clone did not run"; exit 1; }
+grep -aq "gru_gates_backward.*arch_x86_64_v3" "$work/gru.callgrind" || { echo "FAIL: backward's AVX2 clone did not run"; exit 1; }
 
 valgrind --tool=none "$BUILD/test_scan" "shm_scan*" >"$work/shm.log" 2>&1 || { cat "$work/shm.log"; exit 1; }
 grep -q "All tests passed" "$work/shm.log" || { cat "$work/shm.log"; exit 1; }
