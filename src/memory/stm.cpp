@@ -4,7 +4,9 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "memory/stm_relational_cpu.hpp"
 #include "nn/linear.hpp"
+#include "nn/tanh.hpp"
 
 namespace rlm::memory {
 namespace {
@@ -183,6 +185,9 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
   const auto any_start = starts.any(1).to(torch::kCPU);
   const auto* any_start_ptr = any_start.data_ptr<bool>();
 
+  // On the CPU in float32 the relational write is one fused node (stm_relational_cpu.hpp); elsewhere torch's ops.
+  const bool fused_write = x.device().is_cpu() && x.scalar_type() == torch::kFloat;
+  torch::Tensor next_read;               // v^r of the coming step, where the fused write summed it
   std::vector<torch::Tensor> distilled;  // G2 output per step, [B, nq*nr]
   distilled.reserve(steps);
   for (int64_t t = 0; t < steps; ++t) {
@@ -196,10 +201,10 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
     // M^i write (stm.md §3.2): gates from the old M^i (per row) plus the x-term broadcast over rows.
     torch::Tensor new_item;
     if (o.gated) {
-      auto gates = nn::linear(torch::tanh(item).reshape({batch * d, d}), gate_mem_weight).view({batch, d, 2 * d});
+      auto gates = nn::linear(nn::tanh(item).reshape({batch * d, d}), gate_mem_weight).view({batch, d, 2 * d});
       gates = torch::sigmoid(gates + gate_x[t]);
       const auto input_gate = gates.narrow(2, 0, d), forget_gate = gates.narrow(2, d, d);
-      const auto write = torch::tanh(a.unsqueeze(2) * a.unsqueeze(1));
+      const auto write = nn::tanh(a.unsqueeze(2) * a.unsqueeze(1));
       new_item = torch::addcmul(input_gate * write, forget_gate, item);
     } else {
       new_item = torch::baddbmm(item, a.unsqueeze(2), a.unsqueeze(1));
@@ -207,9 +212,12 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
 
     // M^r read from the old M^r: v^r[f] = sum_{s,e} p[s] f2[e] M^r[s, e, f], one row vector times [nq*d, d] per
     // batch entry (as a matrix times a column, MKL's batched product took 10x longer); S = M^i + alpha2 v^r (x) f2.
+    // On the CPU the previous step's fused write already summed it (next_read below).
     torch::Tensor sam_in = new_item;
     if (reads_relational_) {
-      const auto read = torch::bmm(read_weight_steps[t], rel.view({batch, nq * d, d}));  // [B, 1, d]
+      const auto read = next_read.defined()
+                            ? next_read
+                            : torch::bmm(read_weight_steps[t], rel.view({batch, nq * d, d}));  // [B, 1, d]
       sam_in = torch::baddbmm(new_item, read.transpose(1, 2), scaled_read_in_steps[t]);
     }
 
@@ -223,9 +231,8 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
       qkv_t = torch::addcmul(qkv_ln_bias_, normed, qkv_ln_weight_).view({batch, 3 * nq, d});
     }
     const auto query = qkv_t.narrow(1, 0, nq), key = qkv_t.narrow(1, nq, nq), value = qkv_t.narrow(1, 2 * nq, nq);
-    // R0[s, a, c] = sum_j tanh(Q[s, a] K[j, a]) V[j, c]: one bmm over j, [B, nq*d, d] in M^r's layout.
-    const auto scores = torch::tanh(key.unsqueeze(2) * query.unsqueeze(1));  // [B, nkv, nq, d]: [j, s, a]
-    const auto sam = torch::bmm(scores.view({batch, nq, nq * d}).transpose(1, 2), value);
+    // R0[s, a, c] = sum_j T[j, s, a] V[j, c] with the scores T[j, s, a] = tanh(Q[s, a] K[j, a]).
+    const auto scores = nn::tanh(key.unsqueeze(2) * query.unsqueeze(1));  // [B, nkv, nq, d]: [j, s, a]
 
     // Transfer into M^i: M^i[c, e] += alpha3 (sum_{s,a} W1[e, (s, a)] R0[s, a, c] + b1[e]). With R0[s, a, c] =
     // sum_j T[j, s, a] V[j, c] the sum is taken over (s, a) first: P[j, e] = sum_{s,a} W1[e, (s, a)] T[j, s, a], then
@@ -236,9 +243,20 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
       new_item = torch::baddbmm(new_item, value.transpose(1, 2), per_key) + transfer_bias;
     }
 
-    // M^r = alpha1 M^r + R0 (carried) or R0 (Atari code).
-    const auto new_rel =
-        carries_relational_ ? torch::addcmul(sam.view({batch, nq, d, d}), rel, alpha1) : sam.view({batch, nq, d, d});
+    // M^r = alpha1 M^r + R0 (carried) or R0 (Atari code); R0 as one bmm over j, [B, nq*d, d] in M^r's layout, where
+    // the fused node is not used.
+    torch::Tensor new_rel;
+    if (fused_write) {
+      // With the next step's read of M^r_t, unless an episode starts there (its read is of the initial state).
+      const bool reads_next = reads_relational_ && t + 1 < steps && !any_start_ptr[t + 1];
+      auto written = stm_relational_write(scores, value, rel, carries_relational_ ? alpha1 : torch::Tensor(),
+                                          reads_next ? read_weight_steps[t + 1] : torch::Tensor());
+      new_rel = written.rel;
+      next_read = written.next_read;
+    } else {
+      const auto sam = torch::bmm(scores.view({batch, nq, nq * d}).transpose(1, 2), value).view({batch, nq, d, d});
+      new_rel = carries_relational_ ? torch::addcmul(sam, rel, alpha1) : sam;
+    }
 
     // Output distillation G2, shared over slots: the columns of its weight are M^r[s]'s (a, c) flattened.
     distilled.push_back(
