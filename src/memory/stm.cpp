@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "memory/stm_item_write_cpu.hpp"
 #include "memory/stm_relational_cpu.hpp"
 #include "nn/linear.hpp"
 #include "nn/tanh.hpp"
@@ -185,8 +186,9 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
   const auto any_start = starts.any(1).to(torch::kCPU);
   const auto* any_start_ptr = any_start.data_ptr<bool>();
 
-  // On the CPU in float32 the relational write is one fused node (stm_relational_cpu.hpp); elsewhere torch's ops.
-  const bool fused_write = x.device().is_cpu() && x.scalar_type() == torch::kFloat;
+  // On the CPU in float32 the gated M^i write and the relational write are fused nodes (stm_item_write_cpu.hpp,
+  // stm_relational_cpu.hpp); elsewhere torch's ops.
+  const bool fused = x.device().is_cpu() && x.scalar_type() == torch::kFloat;
   torch::Tensor next_read;               // v^r of the coming step, where the fused write summed it
   std::vector<torch::Tensor> distilled;  // G2 output per step, [B, nq*nr]
   distilled.reserve(steps);
@@ -201,11 +203,15 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
     // M^i write (stm.md §3.2): gates from the old M^i (per row) plus the x-term broadcast over rows.
     torch::Tensor new_item;
     if (o.gated) {
-      auto gates = nn::linear(nn::tanh(item).reshape({batch * d, d}), gate_mem_weight).view({batch, d, 2 * d});
-      gates = torch::sigmoid(gates + gate_x[t]);
-      const auto input_gate = gates.narrow(2, 0, d), forget_gate = gates.narrow(2, d, d);
-      const auto write = nn::tanh(a.unsqueeze(2) * a.unsqueeze(1));
-      new_item = torch::addcmul(input_gate * write, forget_gate, item);
+      const auto pre = nn::linear(nn::tanh(item).reshape({batch * d, d}), gate_mem_weight).view({batch, d, 2 * d});
+      if (fused) {
+        new_item = stm_item_write(pre, gate_x[t], a, item);
+      } else {
+        const auto gates = torch::sigmoid(pre + gate_x[t]);
+        const auto input_gate = gates.narrow(2, 0, d), forget_gate = gates.narrow(2, d, d);
+        const auto write = torch::tanh(a.unsqueeze(2) * a.unsqueeze(1));
+        new_item = torch::addcmul(input_gate * write, forget_gate, item);
+      }
     } else {
       new_item = torch::baddbmm(item, a.unsqueeze(2), a.unsqueeze(1));
     }
@@ -246,7 +252,7 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
     // M^r = alpha1 M^r + R0 (carried) or R0 (Atari code); R0 as one bmm over j, [B, nq*d, d] in M^r's layout, where
     // the fused node is not used.
     torch::Tensor new_rel;
-    if (fused_write) {
+    if (fused) {
       // With the next step's read of M^r_t, unless an episode starts there (its read is of the initial state).
       const bool reads_next = reads_relational_ && t + 1 < steps && !any_start_ptr[t + 1];
       auto written = stm_relational_write(scores, value, rel, carries_relational_ ? alpha1 : torch::Tensor(),
