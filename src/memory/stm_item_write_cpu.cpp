@@ -5,7 +5,7 @@
 namespace rlm::memory {
 namespace {
 
-constexpr int64_t kLanes = 16;  // partial sums of the row reduction, as in stm_relational_cpu.cpp
+constexpr int64_t kLanes = simd::kLanes<float>;  // the row reduction's partial sums (simd_clones.hpp)
 
 RLM_ALWAYS_INLINE float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
@@ -52,10 +52,9 @@ RLM_ALWAYS_INLINE float backward_row(const float* __restrict g, const float* __r
   for (; f + kLanes <= d; f += kLanes)
     for (int64_t l = 0; l < kLanes; ++l)
       lanes[l] += backward_element(f + l, g, gates, write, a, a_e, item, d, d_pre, d_gx, d_a_col, d_item);
-  float sum = 0.0f;
-  for (; f < d; ++f) sum += backward_element(f, g, gates, write, a, a_e, item, d, d_pre, d_gx, d_a_col, d_item);
-  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-  return sum;
+  float tail = 0.0f;
+  for (; f < d; ++f) tail += backward_element(f, g, gates, write, a, a_e, item, d, d_pre, d_gx, d_a_col, d_item);
+  return simd::add_lanes(tail, lanes);
 }
 
 RLM_SIMD_CLONES void item_write_forward(const float* pre, const float* gate_x, const float* a, const float* item,

@@ -7,10 +7,7 @@
 namespace rlm::memory {
 namespace {
 
-// Independent partial sums for the row reductions (one AVX-512 register): a single running sum is a chain of
-// dependent additions that strict floating point keeps scalar; kLanes sums added in a fixed order vectorise and stay
-// deterministic (the same scheme as scan/shm_scan_cpu.cpp).
-constexpr int64_t kLanes = 16;
+constexpr int64_t kLanes = simd::kLanes<float>;  // the row reductions' partial sums (simd_clones.hpp)
 
 // Σ_c x[c]·y[c] over n floats.
 RLM_ALWAYS_INLINE float dot(const float* __restrict x, const float* __restrict y, int64_t n) {
@@ -18,10 +15,9 @@ RLM_ALWAYS_INLINE float dot(const float* __restrict x, const float* __restrict y
   int64_t c = 0;
   for (; c + kLanes <= n; c += kLanes)
     for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[c + l] * y[c + l];
-  float sum = 0.0f;
-  for (; c < n; ++c) sum += x[c] * y[c];
-  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-  return sum;
+  float tail = 0.0f;
+  for (; c < n; ++c) tail += x[c] * y[c];
+  return simd::add_lanes(tail, lanes);
 }
 
 // Per batch entry, every array as in the header: T [nkv, nq·d] (row r = (s, a) of M^r is column r of T), V [nkv, d],

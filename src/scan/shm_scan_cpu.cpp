@@ -18,17 +18,8 @@
 namespace rlm::scan {
 namespace {
 
-// Independent partial sums in the row reductions, one vector register of S under AVX-512: one running sum is a chain
-// of dependent additions that the compiler must not reorder (strict floating point), so it would stay scalar; kLanes
-// sums added in a fixed order vectorise and keep the result deterministic.
-template <class S>
-constexpr int64_t kLanes = 64 / static_cast<int64_t>(sizeof(S));
-
-template <class S>
-RLM_ALWAYS_INLINE S add_lanes(S tail_sum, const S* lanes) {
-  for (int64_t l = 0; l < kLanes<S>; ++l) tail_sum += lanes[l];
-  return tail_sum;
-}
+using simd::add_lanes;  // the row reductions' partial sums (simd_clones.hpp)
+using simd::kLanes;
 
 // ---- forward: M_t = clamp(C ⊙ M_{t−1} + η v kᵀ), y_t = M_t q ----
 

@@ -32,3 +32,23 @@ extern "C" double exp(double) noexcept __attribute__((__simd__("notinbranch")));
 extern "C" float tanhf(float) noexcept __attribute__((__simd__("notinbranch")));
 #endif
 #endif
+
+#include <cstdint>
+
+namespace rlm::simd {
+
+/// Independent partial sums for a row reduction inside a cloned kernel: one running sum is a chain of dependent
+/// additions that the compiler must not reorder (strict floating point), so it would stay scalar; kLanes<S> sums
+/// (one AVX-512 register of S), each taking every kLanes-th term and added in a fixed order at the end, vectorise and
+/// keep the result deterministic.
+template <class S>
+constexpr int64_t kLanes = 64 / static_cast<int64_t>(sizeof(S));
+
+/// tail_sum plus the kLanes<S> partial sums, in order.
+template <class S>
+RLM_ALWAYS_INLINE S add_lanes(S tail_sum, const S* lanes) {
+  for (int64_t l = 0; l < kLanes<S>; ++l) tail_sum += lanes[l];
+  return tail_sum;
+}
+
+}  // namespace rlm::simd
