@@ -46,10 +46,14 @@ int main(int argc, char** argv) {
   // pages avoids most of the first-touch page faults (measured: linear_scan's [1024, 64, 1024] output 375 -> 165 ms).
   // c10 reads this once, at the first allocation; an explicit setting in the environment wins.
   setenv("THP_MEM_ALLOC_ENABLE", "1", /*overwrite=*/0);
-  // Keep freed blocks up to 32 MB (glibc's largest mmap threshold) in the heap and never trim it: a PPO update frees
-  // and reallocates the same tens of MB of activations and gradients every minibatch, and with glibc's defaults each
-  // of them came back from the kernel as fresh pages to be zeroed (10% of a CPU update in perf's clear_page_erms).
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  // Keep freed blocks of every size in the heap, never mapped and unmapped on their own, and trim the heap only above
+  // 1 GB free: a PPO update frees and reallocates the same activations and gradients every minibatch, and each block
+  // glibc mapped came back from the kernel as fresh pages to be zeroed. With glibc's defaults that was 10% of a CPU
+  // update in perf's clear_page_erms; with blocks up to 32 MB (its largest mmap threshold) kept, STM at the paper's
+  // sizes still mapped its 46 MB per-step tensors afresh: a third of its update in the kernel (sys 27 of 79 s),
+  // and 56 -> 33 s per epoch after the first without it (configs/stm_popgym.yaml, 1 thread). Peak memory there: 6.6 ->
+  // 7.9 GB.
+  mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const std::map<std::string, std::function<int(const rlm::app::Args&)>> commands = {
       {"train", rlm::app::train_command},         {"eval", rlm::app::eval_command},
