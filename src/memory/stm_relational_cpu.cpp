@@ -176,19 +176,18 @@ struct RelationalWriteNode : torch::autograd::Function<RelationalWriteNode> {
     const torch::Tensor& out = saved[5];
     const Shape s{t.size(0), t.size(2), t.size(1), t.size(3)};
     const bool carried = p.numel() > 0, reads = w.numel() > 0;
-    // An output that nothing used has no gradient: zeros in its place.
+    // An output that nothing used has no gradient: zeros in its place. Absent inputs get empty gradients.
     const auto grad = grads[0].defined() ? grads[0].contiguous() : torch::zeros_like(out);
-    torch::Tensor d_read;
-    if (reads) d_read = grads[1].defined() ? grads[1].contiguous() : torch::zeros({s.batch, 1, s.d}, out.options());
+    const auto d_read = !reads               ? torch::empty({0}, out.options())
+                        : grads[1].defined() ? grads[1].contiguous()
+                                             : torch::zeros({s.batch, 1, s.d}, out.options());
     auto d_scores = torch::empty_like(t), d_value = torch::empty_like(v);
-    auto d_prev = carried ? torch::empty_like(p) : torch::Tensor();
-    auto d_weight = reads ? torch::empty_like(w) : torch::Tensor();
-    const double d_alpha = relational_backward(
-        s, grad.data_ptr<float>(), t.data_ptr<float>(), v.data_ptr<float>(), carried ? p.data_ptr<float>() : nullptr,
-        carried ? alpha1.item<float>() : 0.0f, reads ? w.data_ptr<float>() : nullptr, out.data_ptr<float>(),
-        reads ? d_read.data_ptr<float>() : nullptr, d_scores.data_ptr<float>(), d_value.data_ptr<float>(),
-        carried ? d_prev.data_ptr<float>() : nullptr, reads ? d_weight.data_ptr<float>() : nullptr);
-    return {d_scores, d_value, d_prev, carried ? torch::full_like(alpha1, d_alpha) : torch::Tensor(), d_weight};
+    auto d_prev = torch::empty_like(p), d_weight = torch::empty_like(w);
+    const double d_alpha = relational_backward(s, grad.data_ptr<float>(), t.data_ptr<float>(), v.data_ptr<float>(),
+                                               data_or_null(p), carried ? alpha1.item<float>() : 0.0f, data_or_null(w),
+                                               out.data_ptr<float>(), data_or_null(d_read), d_scores.data_ptr<float>(),
+                                               d_value.data_ptr<float>(), data_or_null(d_prev), data_or_null(d_weight));
+    return {d_scores, d_value, d_prev, torch::full_like(alpha1, d_alpha), d_weight};
   }
 };
 
