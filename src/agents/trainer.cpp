@@ -1,5 +1,7 @@
 #include "agents/trainer.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -7,6 +9,7 @@
 #include "agents/checkpoint.hpp"
 #include "agents/off_policy.hpp"
 #include "agents/ppo.hpp"
+#include "core/cpu_isa.hpp"
 #include "core/error.hpp"
 #include "core/seed.hpp"
 #include "memory/memory.hpp"
@@ -102,8 +105,9 @@ void set_cpu_matmul(const std::string& precision) {
   const bool bf16 = precision == "bf16";
   if (bf16 && !nn::cpu_has_native_bf16())
     throw ConfigValueError("experiment.cpu_matmul",
-                           "experiment.cpu_matmul = 'bf16' needs a CPU with AVX512-BF16 or AMX-BF16, and this one has "
-                           "neither (its bf16 products would be slower than fp32): use fp32");
+                           fmt::format("experiment.cpu_matmul = 'bf16' needs a CPU with AVX512-BF16 or AMX-BF16, and "
+                                       "this one has neither{} (its bf16 products would be slower than fp32): use fp32",
+                                       max_cpu_isa() < CpuIsa::avx512 ? " that RLM_MAX_CPU_ISA leaves it" : ""));
   nn::set_onednn_bf16(bf16);
 }
 

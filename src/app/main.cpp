@@ -11,6 +11,7 @@
 #include <new>
 
 #include "app/commands.hpp"
+#include "core/cpu_isa.hpp"
 #include "core/error.hpp"
 
 namespace {
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   }
   const rlm::app::Args args(argv + 2, argv + argc);
   try {
+    rlm::apply_max_cpu_isa_to_libraries();  // RLM_MAX_CPU_ISA: before oneDNN, MKL and ATen read their own caps
     return commands.at(argv[1])(args);
   } catch (const rlm::UsageError& e) {
     fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));

@@ -42,22 +42,32 @@ RLM_ALWAYS_INLINE void backward_row(const float* __restrict dh, const float* __r
   }
 }
 
-}  // namespace
-
-RLM_SIMD_CLONES void gru_gates_forward(const float* gi, const float* gh, const float* hp, int64_t batch, int64_t hidden,
-                                       float* rz, float* n, float* gh_n, float* y) {
+RLM_ALWAYS_INLINE void forward_rows(const float* gi, const float* gh, const float* hp, int64_t batch, int64_t hidden,
+                                    float* rz, float* n, float* gh_n, float* y) {
   const int64_t h = hidden;
   for (int64_t b = 0; b < batch; ++b)
     forward_row(gi + b * 3 * h, gh + b * 3 * h, hp + b * h, h, rz + b * 2 * h, n + b * h, gh_n + b * h, y + b * h);
 }
 
-RLM_SIMD_CLONES void gru_gates_backward(const float* dh, const float* rz, const float* n, const float* gh_n,
-                                        const float* hp, int64_t batch, int64_t hidden, float* d_gi, float* d_gh,
-                                        float* dh_z) {
+RLM_ALWAYS_INLINE void backward_rows(const float* dh, const float* rz, const float* n, const float* gh_n,
+                                     const float* hp, int64_t batch, int64_t hidden, float* d_gi, float* d_gh,
+                                     float* dh_z) {
   const int64_t h = hidden;
   for (int64_t b = 0; b < batch; ++b)
     backward_row(dh + b * h, rz + b * 2 * h, n + b * h, gh_n + b * h, hp + b * h, h, d_gi + b * 3 * h, d_gh + b * 3 * h,
                  dh_z + b * h);
+}
+
+}  // namespace
+
+void gru_gates_forward(const float* gi, const float* gh, const float* hp, int64_t batch, int64_t hidden, float* rz,
+                       float* n, float* gh_n, float* y) {
+  simd::dispatch<forward_rows>(gi, gh, hp, batch, hidden, rz, n, gh_n, y);
+}
+
+void gru_gates_backward(const float* dh, const float* rz, const float* n, const float* gh_n, const float* hp,
+                        int64_t batch, int64_t hidden, float* d_gi, float* d_gh, float* dh_z) {
+  simd::dispatch<backward_rows>(dh, rz, n, gh_n, hp, batch, hidden, d_gi, d_gh, dh_z);
 }
 
 }  // namespace rlm::memory

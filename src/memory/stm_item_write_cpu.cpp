@@ -57,8 +57,8 @@ RLM_ALWAYS_INLINE float backward_row(const float* __restrict g, const float* __r
   return simd::add_lanes(tail, lanes);
 }
 
-RLM_SIMD_CLONES void item_write_forward(const float* pre, const float* gate_x, const float* a, const float* item,
-                                        int64_t batch, int64_t d, float* gates, float* write, float* out) {
+RLM_ALWAYS_INLINE void item_write_forward(const float* pre, const float* gate_x, const float* a, const float* item,
+                                          int64_t batch, int64_t d, float* gates, float* write, float* out) {
   for (int64_t b = 0; b < batch; ++b) {
     const float* ab = a + b * d;
     for (int64_t e = 0; e < d; ++e) {
@@ -69,9 +69,9 @@ RLM_SIMD_CLONES void item_write_forward(const float* pre, const float* gate_x, c
   }
 }
 
-RLM_SIMD_CLONES void item_write_backward(const float* grad, const float* gates, const float* write, const float* a,
-                                         const float* item, int64_t batch, int64_t d, float* d_pre, float* d_gx,
-                                         float* d_a, float* d_item) {
+RLM_ALWAYS_INLINE void item_write_backward(const float* grad, const float* gates, const float* write, const float* a,
+                                           const float* item, int64_t batch, int64_t d, float* d_pre, float* d_gx,
+                                           float* d_a, float* d_item) {
   for (int64_t b = 0; b < batch; ++b) {
     const float* ab = a + b * d;
     float* gx = d_gx + b * 2 * d;
@@ -92,8 +92,9 @@ struct ItemWriteNode : torch::autograd::Function<ItemWriteNode> {
     const int64_t batch = item.size(0), d = item.size(1);
     const auto pre = gate_pre.contiguous(), gx = gate_x.contiguous(), ac = a.contiguous(), m = item.contiguous();
     auto gates = torch::empty_like(pre), write = torch::empty_like(m), out = torch::empty_like(m);
-    item_write_forward(pre.data_ptr<float>(), gx.data_ptr<float>(), ac.data_ptr<float>(), m.data_ptr<float>(), batch, d,
-                       gates.data_ptr<float>(), write.data_ptr<float>(), out.data_ptr<float>());
+    simd::dispatch<item_write_forward>(pre.data_ptr<float>(), gx.data_ptr<float>(), ac.data_ptr<float>(),
+                                       m.data_ptr<float>(), batch, d, gates.data_ptr<float>(), write.data_ptr<float>(),
+                                       out.data_ptr<float>());
     ctx->save_for_backward({gates, write, ac, m});
     return out;
   }
@@ -106,9 +107,9 @@ struct ItemWriteNode : torch::autograd::Function<ItemWriteNode> {
     const auto g = grads[0].contiguous();
     auto d_pre = torch::empty_like(gates), d_gx = torch::empty({batch, 1, 2 * d}, item.options());
     auto d_a = torch::empty_like(a), d_item = torch::empty_like(item);
-    item_write_backward(g.data_ptr<float>(), gates.data_ptr<float>(), write.data_ptr<float>(), a.data_ptr<float>(),
-                        item.data_ptr<float>(), batch, d, d_pre.data_ptr<float>(), d_gx.data_ptr<float>(),
-                        d_a.data_ptr<float>(), d_item.data_ptr<float>());
+    simd::dispatch<item_write_backward>(g.data_ptr<float>(), gates.data_ptr<float>(), write.data_ptr<float>(),
+                                        a.data_ptr<float>(), item.data_ptr<float>(), batch, d, d_pre.data_ptr<float>(),
+                                        d_gx.data_ptr<float>(), d_a.data_ptr<float>(), d_item.data_ptr<float>());
     return {d_pre, d_gx, d_a, d_item};
   }
 };

@@ -106,8 +106,8 @@ Entry entry(const Shape& s, int64_t b, const float* scores, const float* value, 
           next_weight != nullptr ? next_weight + b * s.rows() : nullptr};
 }
 
-RLM_SIMD_CLONES void relational_forward(const Shape& s, const float* scores, const float* value, const float* prev,
-                                        float alpha1, const float* next_weight, float* out, float* read) {
+RLM_ALWAYS_INLINE void relational_forward(const Shape& s, const float* scores, const float* value, const float* prev,
+                                          float alpha1, const float* next_weight, float* out, float* read) {
   for (int64_t b = 0; b < s.batch; ++b) {
     const Entry e = entry(s, b, scores, value, prev, next_weight);
     float* o = out + b * s.rel();
@@ -122,10 +122,10 @@ RLM_SIMD_CLONES void relational_forward(const Shape& s, const float* scores, con
   }
 }
 
-RLM_SIMD_CLONES double relational_backward(const Shape& s, const float* grad, const float* scores, const float* value,
-                                           const float* prev, float alpha1, const float* next_weight, const float* out,
-                                           const float* d_read, float* d_scores, float* d_value, float* d_prev,
-                                           float* d_next_weight) {
+RLM_ALWAYS_INLINE double relational_backward(const Shape& s, const float* grad, const float* scores, const float* value,
+                                             const float* prev, float alpha1, const float* next_weight,
+                                             const float* out, const float* d_read, float* d_scores, float* d_value,
+                                             float* d_prev, float* d_next_weight) {
   std::vector<float> g_row(static_cast<size_t>(s.d));
   double d_alpha = 0.0;
   for (int64_t b = 0; b < s.batch; ++b) {
@@ -163,8 +163,8 @@ struct RelationalWriteNode : torch::autograd::Function<RelationalWriteNode> {
     const float a1 = p.numel() > 0 ? alpha1.item<float>() : 0.0f;
     auto out = torch::empty({s.batch, s.slots, s.d, s.d}, scores.options());
     auto read = torch::empty({w.numel() > 0 ? s.batch : 0, 1, s.d}, scores.options());
-    relational_forward(s, t.data_ptr<float>(), v.data_ptr<float>(), data_or_null(p), a1, data_or_null(w),
-                       out.data_ptr<float>(), data_or_null(read));
+    simd::dispatch<relational_forward>(s, t.data_ptr<float>(), v.data_ptr<float>(), data_or_null(p), a1,
+                                       data_or_null(w), out.data_ptr<float>(), data_or_null(read));
     ctx->save_for_backward({t, v, p, alpha1, w, out});
     return {out, read};
   }
@@ -183,10 +183,10 @@ struct RelationalWriteNode : torch::autograd::Function<RelationalWriteNode> {
                                              : torch::zeros({s.batch, 1, s.d}, out.options());
     auto d_scores = torch::empty_like(t), d_value = torch::empty_like(v);
     auto d_prev = torch::empty_like(p), d_weight = torch::empty_like(w);
-    const double d_alpha = relational_backward(s, grad.data_ptr<float>(), t.data_ptr<float>(), v.data_ptr<float>(),
-                                               data_or_null(p), carried ? alpha1.item<float>() : 0.0f, data_or_null(w),
-                                               out.data_ptr<float>(), data_or_null(d_read), d_scores.data_ptr<float>(),
-                                               d_value.data_ptr<float>(), data_or_null(d_prev), data_or_null(d_weight));
+    const double d_alpha = simd::dispatch<relational_backward>(
+        s, grad.data_ptr<float>(), t.data_ptr<float>(), v.data_ptr<float>(), data_or_null(p),
+        carried ? alpha1.item<float>() : 0.0f, data_or_null(w), out.data_ptr<float>(), data_or_null(d_read),
+        d_scores.data_ptr<float>(), d_value.data_ptr<float>(), data_or_null(d_prev), data_or_null(d_weight));
     return {d_scores, d_value, d_prev, torch::full_like(alpha1, d_alpha), d_weight};
   }
 };

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/cpu_isa.hpp"
+
 namespace rlm::nn {
 namespace {
 
@@ -144,10 +146,26 @@ void set_onednn_bf16(bool enabled) { bf16_flag().store(enabled); }
 
 bool cpu_has_native_bf16() {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  return __builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16");
+  // Both extend AVX-512, so RLM_MAX_CPU_ISA below avx512 hides them as it hides AVX-512 itself.
+  return usable_cpu_isa() == CpuIsa::avx512 &&
+         (__builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16"));
 #else
   return false;
 #endif
+}
+
+bool onednn_bf16_available() {
+  static const bool available = [] {
+    if (!at::hasMKLDNN()) return false;
+    try {
+      const auto one = torch::ones({1, 1}, torch::kBFloat16);
+      onednn_affine(one, one, std::nullopt);
+      return true;
+    } catch (const std::exception&) {  // dnnl::error "could not create a primitive descriptor": none for this CPU
+      return false;
+    }
+  }();
+  return available;
 }
 
 bool onednn_linear_used(int64_t rows, int64_t in, int64_t out) {

@@ -45,8 +45,13 @@ void set_onednn_linear(bool enabled);
 /// default; set_onednn_bf16 switches it for the whole process.
 bool onednn_bf16();
 void set_onednn_bf16(bool enabled);
-/// Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX-BF16); without it bf16 products are slower.
+/// Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX-BF16, and RLM_MAX_CPU_ISA does not cap it below
+/// avx512); without it bf16 products are slower than float32.
 bool cpu_has_native_bf16();
+/// Whether oneDNN computes bf16 products here at all: natively, or emulated with AVX-512 where the CPU lacks
+/// AVX512-BF16 (oneDNN needs at least AVX-512 or AVX2-VNNI-2 for bf16; under ONEDNN_MAX_CPU_ISA, what that allows).
+/// Probed once with a 1×1 product.
+bool onednn_bf16_available();
 
 /// Whether a [rows, in] · [in, out] product goes through oneDNN: enabled and at least kOneDnnMinMacs multiply-adds.
 constexpr int64_t kOneDnnMinMacs = int64_t{1} << 20;

@@ -5,7 +5,7 @@
 namespace rlm::nn {
 namespace {
 
-RLM_SIMD_CLONES void tanh_floats(const float* x, int64_t n, float* y) {
+RLM_ALWAYS_INLINE void tanh_floats(const float* x, int64_t n, float* y) {
   for (int64_t i = 0; i < n; ++i) y[i] = tanhf(x[i]);
 }
 
@@ -13,7 +13,7 @@ struct Tanh : torch::autograd::Function<Tanh> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x) {
     const auto dense = x.contiguous();
     auto y = torch::empty_like(dense);
-    tanh_floats(dense.data_ptr<float>(), dense.numel(), y.data_ptr<float>());
+    simd::dispatch<tanh_floats>(dense.data_ptr<float>(), dense.numel(), y.data_ptr<float>());
     ctx->save_for_backward({y});
     return y;
   }

@@ -4,7 +4,7 @@
 // Per step, the state update and the read are one pass over the rows (y_i = Σ_j M_t[i, j] q_j summed as the row is
 // written), and backward's adjoint update, the ∂z of the calibration and the row sums for ∂v, ∂η and ∂θ are another:
 // each pass reads a row of M_{t−1}, M_t and C/2 once. The step functions are compiled for AVX-512, AVX2 and baseline
-// x86-64 and picked by the CPU (simd_clones.hpp): 16 floats per instruction where the build's baseline has 4.
+// x86-64 and picked at run time (simd_clones.hpp): 16 floats per instruction where the build's baseline has 4.
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 
@@ -76,16 +76,6 @@ RLM_ALWAYS_INLINE void forward_step_impl(const S* half_c, const S* prev, S* cur,
 #undef RLM_SHM_FORWARD
 }
 
-RLM_SIMD_CLONES void forward_step(const float* half_c, const float* prev, float* cur, const float* k, const float* v,
-                                  const float* q, float e, bool reset, float bound, int64_t n, float* y) {
-  forward_step_impl(half_c, prev, cur, k, v, q, e, reset, bound, n, y);
-}
-RLM_SIMD_CLONES void forward_step(const double* half_c, const double* prev, double* cur, const double* k,
-                                  const double* v, const double* q, double e, bool reset, double bound, int64_t n,
-                                  double* y) {
-  forward_step_impl(half_c, prev, cur, k, v, q, e, reset, bound, n, y);
-}
-
 // ---- backward of one step ----
 
 // ∂L/∂M_t for row i is G + dy qᵀ (G, the adjoint carried from step t + 1, updated in place), zero where the clamp
@@ -155,21 +145,6 @@ RLM_ALWAYS_INLINE S backward_step_impl(const S* half_c, const S* prev, const S* 
 #undef RLM_SHM_BACKWARD
 }
 
-RLM_SIMD_CLONES float backward_step(const float* half_c, const float* prev, const float* cur, const float* q,
-                                    const float* k, const float* vc, const float* theta, const float* v,
-                                    const float* grad_y, float e, bool reset, float bound, int64_t n, float* g,
-                                    float* dq, float* dk, float* dvc, float* d_theta, float* d_v) {
-  return backward_step_impl(half_c, prev, cur, q, k, vc, theta, v, grad_y, e, reset, bound, n, g, dq, dk, dvc, d_theta,
-                            d_v);
-}
-RLM_SIMD_CLONES double backward_step(const double* half_c, const double* prev, const double* cur, const double* q,
-                                     const double* k, const double* vc, const double* theta, const double* v,
-                                     const double* grad_y, double e, bool reset, double bound, int64_t n, double* g,
-                                     double* dq, double* dk, double* dvc, double* d_theta, double* d_v) {
-  return backward_step_impl(half_c, prev, cur, q, k, vc, theta, v, grad_y, e, reset, bound, n, g, dq, dk, dvc, d_theta,
-                            d_v);
-}
-
 // ---- the calibration ----
 
 RLM_ALWAYS_INLINE float exp_of(float x) { return expf(x); }
@@ -187,19 +162,14 @@ RLM_ALWAYS_INLINE void half_calibration_impl(const S* __restrict theta, const S*
     for (int64_t j = 0; j < n; ++j) out[i * n + j] = S(1) / (S(1) + exp_of(a * vc[j]));
   }
 }
-RLM_SIMD_CLONES void half_calibration_step(const float* theta, const float* vc, int64_t n, float* out) {
-  half_calibration_impl(theta, vc, n, out);
-}
-RLM_SIMD_CLONES void half_calibration_step(const double* theta, const double* vc, int64_t n, double* out) {
-  half_calibration_impl(theta, vc, n, out);
-}
 
 // C/2 for the steps [t0, t1) of batch entry b, into table[t − t0] ([H, H] each).
 template <class S>
 void half_calibration(const S* theta, const S* vc, int64_t batch, int64_t n, int64_t b, int64_t t0, int64_t t1,
                       S* table) {
   for (int64_t t = t0; t < t1; ++t)
-    half_calibration_step(theta + (t * batch + b) * n, vc + (t * batch + b) * n, n, table + (t - t0) * n * n);
+    simd::dispatch<half_calibration_impl<S>>(theta + (t * batch + b) * n, vc + (t * batch + b) * n, n,
+                                             table + (t - t0) * n * n);
 }
 
 template <class S>
@@ -227,8 +197,8 @@ void forward_cpu(const at::Tensor& theta, const at::Tensor& vc, const at::Tensor
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t row = (t * batch + b) * n;
           const bool reset = starts != nullptr && starts[t * batch + b];
-          forward_step(half_c + (t - t0) * hh, prev, cur, kp + row, vp + row, qp + row, e[t * batch + b], reset, bound,
-                       n, y + row);
+          simd::dispatch<forward_step_impl<S>>(half_c + (t - t0) * hh, prev, cur, kp + row, vp + row, qp + row,
+                                               e[t * batch + b], reset, bound, n, y + row);
           std::swap(prev, cur);
         }
       }
@@ -270,16 +240,17 @@ void backward_cpu(const at::Tensor& theta_t, const at::Tensor& vc_t, const at::T
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t row = (t * batch + b) * n;
           const bool reset = starts != nullptr && starts[t * batch + b];
-          forward_step(half_c + (t - t0) * hh, states.data() + (t - t0) * hh, states.data() + (t - t0 + 1) * hh,
-                       k + row, v + row, q + row, eta[t * batch + b], reset, bound, n, static_cast<S*>(nullptr));
+          simd::dispatch<forward_step_impl<S>>(half_c + (t - t0) * hh, states.data() + (t - t0) * hh,
+                                               states.data() + (t - t0 + 1) * hh, k + row, v + row, q + row,
+                                               eta[t * batch + b], reset, bound, n, static_cast<S*>(nullptr));
         }
         for (int64_t t = t1 - 1; t >= t0; --t) {
           const int64_t row = (t * batch + b) * n;
           const bool reset = starts != nullptr && starts[t * batch + b];
           const S* prev = states.data() + (t - t0) * hh;
-          d_eta[t * batch + b] = backward_step(half_c + (t - t0) * hh, prev, prev + hh, q + row, k + row, vc + row,
-                                               theta + row, v + row, grad_y + row, eta[t * batch + b], reset, bound, n,
-                                               g, d_q + row, d_k + row, d_vc + row, d_theta + row, d_v + row);
+          d_eta[t * batch + b] = simd::dispatch<backward_step_impl<S>>(
+              half_c + (t - t0) * hh, prev, prev + hh, q + row, k + row, vc + row, theta + row, v + row, grad_y + row,
+              eta[t * batch + b], reset, bound, n, g, d_q + row, d_k + row, d_vc + row, d_theta + row, d_v + row);
         }
       }
       std::copy(g, g + hh, d_m0 + b * hh);

@@ -110,7 +110,8 @@ TEST_CASE("off-policy: padding after the real steps changes no update", "[agents
   check_same(parameters_of(plain), parameters_of(padded), 1e-5);
 }
 
-TEST_CASE("off-policy: a resumed run with its replay buffer is bitwise the uninterrupted one", "[agents][off_policy]") {
+TEST_CASE("off-policy: a resumed run with its replay buffer is bitwise the uninterrupted one",
+          "[agents][off_policy][slow]") {
   // Wind has a task split: its runs also evaluate on the training tasks, with eval envs of their own to restore.
   struct Case {
     std::string type, env;
@@ -153,7 +154,7 @@ TEST_CASE("off-policy: a resumed run with its replay buffer is bitwise the unint
   }
 }
 
-TEST_CASE("off-policy: every memory backend trains under SAC-D; TD3 runs", "[agents][off_policy]") {
+TEST_CASE("off-policy: every memory backend trains under SAC-D, and TD3 runs", "[agents][off_policy][slow]") {
   for (const std::string backend : {"ffm", "shm", "kf", "spiking", "stm"}) {
     INFO(backend);
     auto config = tiny_config("sacd", "popgym/RepeatPreviousEasy", 4 * 51 * 2);
@@ -264,7 +265,7 @@ TEST_CASE("off-policy: a run shorter than eval_interval still ends with an evalu
 }
 
 TEST_CASE("off-policy: meta envs evaluate every held-out task once and store goal states as terminal",
-          "[agents][off_policy]") {
+          "[agents][off_policy][slow]") {
   // Point Robot's original variant: 80 training and 20 held-out tasks, two inner episodes of 60 steps.
   auto config = tiny_config("sac", "meta/PointRobot", 4 * 2 * 120);  // four iterations of two episodes
   config.env.options.variant = "original";

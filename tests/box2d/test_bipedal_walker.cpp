@@ -621,7 +621,7 @@ TEST_CASE("bipedal walker: the Box2D 2.3 wake emulation wakes a resting walker",
   }
 }
 
-TEST_CASE("bipedal walker: heuristic returns match Gymnasium", "[box2d][bipedal_walker][statistical]") {
+TEST_CASE("bipedal walker: heuristic returns match Gymnasium", "[box2d][bipedal_walker][statistical][slow]") {
   // §4: n = 200 fixed seeds per cell. Gymnasium on pybox2d: normal 102.65 ± 125.08 (bimodal: it falls or walks
   // far), hardcore −59.22 ± 25.21; the 2.4.1 prototype 113.09 and −62.96. A wrong hip referenceAngle gives ≈ 280.
   for (bool hardcore : {false, true}) {
@@ -648,7 +648,7 @@ TEST_CASE("bipedal walker: heuristic returns match Gymnasium", "[box2d][bipedal_
   }
 }
 
-TEST_CASE("bipedal walker: random-policy returns match the prototype", "[box2d][bipedal_walker][statistical]") {
+TEST_CASE("bipedal walker: random-policy returns match the prototype", "[box2d][bipedal_walker][statistical][slow]") {
   // §4: U[−1, 1]⁴ actions; the 2.4.1 prototype gave −100.1 ± 15.0 (normal) and −109.9 ± 14.8 (hardcore).
   for (bool hardcore : {false, true}) {
     BipedalWalker env("box2d/BipedalWalker", {.hardcore = hardcore});

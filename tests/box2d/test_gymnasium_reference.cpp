@@ -374,7 +374,8 @@ TEST_CASE("gymnasium reference: the recording is the one these checks expect", "
   CHECK(ref.at("cells").at("lunar_lander_continuous_heuristic").at("success_rate").get<double>() > 0.95);
 }
 
-TEST_CASE("gymnasium reference: lunar lander returns, lengths and terminal causes", "[box2d][gymnasium_reference]") {
+TEST_CASE("gymnasium reference: lunar lander returns, lengths and terminal causes",
+          "[box2d][gymnasium_reference][slow]") {
   const auto started = std::chrono::steady_clock::now();
   LunarLanderConfig discrete, continuous;
   continuous.continuous = true;
@@ -391,12 +392,12 @@ TEST_CASE("gymnasium reference: lunar lander returns, lengths and terminal cause
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
-TEST_CASE("gymnasium reference: bipedal walker heuristic", "[box2d][gymnasium_reference]") {
+TEST_CASE("gymnasium reference: bipedal walker heuristic", "[box2d][gymnasium_reference][slow]") {
   compare_cell("bipedal_walker_heuristic", play_walker(false, true), kWalker);
   compare_cell("bipedal_walker_hardcore_heuristic", play_walker(true, true), kWalker);
 }
 
-TEST_CASE("gymnasium reference: bipedal walker random actions", "[box2d][gymnasium_reference]") {
+TEST_CASE("gymnasium reference: bipedal walker random actions", "[box2d][gymnasium_reference][slow]") {
   compare_cell("bipedal_walker_random", play_walker(false, false), kWalker);
   compare_cell("bipedal_walker_hardcore_random", play_walker(true, false), kWalker);
 }

@@ -816,7 +816,8 @@ TEST_CASE("lunar lander: the heuristic lands a single episode with return above 
   }
 }
 
-TEST_CASE("lunar lander: heuristic and random returns lie in the section 4 bands", "[box2d][lunar_lander][stats]") {
+TEST_CASE("lunar lander: heuristic and random returns lie in the section 4 bands",
+          "[box2d][lunar_lander][stats][slow]") {
   const int n = 200;
   const auto started = std::chrono::steady_clock::now();
   double steps = 0, episodes = 0;

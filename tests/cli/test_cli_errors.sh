@@ -46,6 +46,13 @@ expect_error "unknown override" "unknown key 'algo.gama'.*did you mean 'algo.gam
 expect_error "unknown env id" "popgym/RepeatFirstEsy" --config ok.yaml env.id=popgym/RepeatFirstEsy
 expect_error "no config" "exactly one of --config" 
 
+# bf16 products on a CPU without them, on every machine: RLM_MAX_CPU_ISA=avx2 hides AVX-512 and its bf16 from rlm.
+printf 'experiment:\n  cpu_matmul: bf16\n' >bf16.yaml
+RLM_MAX_CPU_ISA=avx2 expect_error "bf16 without AVX512-BF16" \
+  "bf16.yaml:2.*experiment.cpu_matmul = 'bf16' needs a CPU with AVX512-BF16 or AMX-BF16" --config bf16.yaml
+RLM_MAX_CPU_ISA=sse4 expect_error "unknown RLM_MAX_CPU_ISA" "RLM_MAX_CPU_ISA = 'sse4'.*baseline, avx2 or avx512" \
+  --config ok.yaml
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures CLI error case(s) failed"
   exit 1

@@ -31,7 +31,7 @@ test::Episode replay(Env& env, uint64_t seed, const std::vector<std::vector<floa
 
 }  // namespace
 
-TEST_CASE("every registered env conforms", "[conformance]") {
+TEST_CASE("every registered env conforms", "[conformance][slow]") {
   const std::vector<std::string> ids = registered_env_ids();
   // POPGym; the two T-mazes, Best-Arm, Wind, Point Robot, the two VMs, Key-to-Door; 4 Box2D tasks × {full, -P, -V}
   REQUIRE(ids.size() == 48 + 8 + 12);

@@ -472,7 +472,7 @@ TEST_CASE("ffm: ablation flags reach the module from a YAML config", "[memory][f
 // also carries an episode-start flag, like POPGym's Antialias wrapper (is_t0): FFM's gates see only the current input,
 // so without it the first token is only separable by a sharp temporal filter of the decays (about 77% after 1500
 // iterations at 12 steps); with it the input gate learns to store the first token and the slow traces keep it.
-TEST_CASE("ffm: learns to recall the first token on CPU", "[memory][ffm][learning]") {
+TEST_CASE("ffm: learns to recall the first token on CPU", "[memory][ffm][learning][slow]") {
   torch::manual_seed(0);
   torch::set_num_threads(1);
   const int64_t tokens = 4, steps = 24, batch = 64, iterations = 400;

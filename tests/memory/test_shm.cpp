@@ -166,7 +166,7 @@ TEST_CASE("shm: unknown options are config errors", "[memory][shm]") {
   CHECK_THROWS_AS(Shm(4, options), rlm::ConfigError);
 }
 
-TEST_CASE("shm learns to recall the first token of a sequence", "[memory][shm][sanity]") {
+TEST_CASE("shm learns to recall the first token of a sequence", "[memory][shm][sanity][slow]") {
   // 4 token classes, sequences of 10 one-hot tokens; the label is the first token, read out at the last step.
   torch::set_num_threads(1);
   torch::manual_seed(0);

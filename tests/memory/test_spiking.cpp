@@ -358,7 +358,7 @@ TEST_CASE("spiking: parameter count", "[memory][spiking]") {
 // Recall the marked token: one-hot tokens at every step, one random step (never the last) carries a marker bit;
 // the model must output that step's token at the last step. Spec defaults (θ = 0, V_th ~ U(0, 1) in training, 0.5
 // when acting, k0 = 0.5); accuracy is measured in eval mode (fixed threshold) on fresh sequences.
-TEST_CASE("spiking: learns to recall a marked token", "[memory][spiking][learning]") {
+TEST_CASE("spiking: learns to recall a marked token", "[memory][spiking][learning][slow]") {
   torch::manual_seed(11);
   torch::set_num_threads(1);
   const int64_t tokens = 8, steps = 16, batch = 64, hidden = 32, iterations = 800;

@@ -215,7 +215,7 @@ TEST_CASE("stm: gradients reach every parameter", "[memory][stm]") {
   }
 }
 
-TEST_CASE("stm: the CPU's fused relational write equals torch's ops, forward and gradients", "[memory][stm]") {
+TEST_CASE("stm: the CPU's fused relational write equals torch's ops, forward and gradients", "[memory][stm][simd]") {
   // In float32 on the CPU the step's attention and M^r update are one node (stm_relational_cpu.hpp); in double they
   // are torch's bmm and addcmul. The same model in both: outputs, final states and every parameter's gradient agree
   // to float rounding. d = 21 adds rows of one 16-float block plus a tail to the variants' d = 6.
@@ -290,7 +290,7 @@ TEST_CASE("stm: parameter count and state size of the paper's RL configuration",
   CHECK(floats == 2 * 82944);  // stm.md §9.1: 82,944 floats per env
 }
 
-TEST_CASE("stm: learns to recall the first token of a sequence", "[memory][stm]") {
+TEST_CASE("stm: learns to recall the first token of a sequence", "[memory][stm][slow]") {
   // Sequences of 12 random one-hot tokens out of 8; at the last step the output must name the first token (chance
   // 1/8). The 11 later tokens are distractors that the memory must not let overwrite the first. With seed 7 the
   // accuracy leaves chance after ~100 iterations and is 100% by ~150 (other seeds: 75-150); the budget is 300.

@@ -7,7 +7,7 @@
 
 #include "nn/tanh.hpp"
 
-TEST_CASE("nn::tanh: equals torch's tanh to float32 rounding, values and gradients", "[memory][tanh]") {
+TEST_CASE("nn::tanh: equals torch's tanh to float32 rounding, values and gradients", "[memory][tanh][simd]") {
   torch::manual_seed(0);
   const float inf = std::numeric_limits<float>::infinity();
   auto special = torch::tensor({0.0f, -0.0f, 1e-30f, -1e-8f, 0.5f, -3.0f, 9.0f, 20.0f, -90.0f, inf, -inf});

@@ -66,7 +66,7 @@ void check_all_close(const std::vector<torch::Tensor>& got, const std::vector<to
 
 }  // namespace
 
-TEST_CASE("shm_scan equals the materialised loop, forward and every gradient", "[scan][shm]") {
+TEST_CASE("shm_scan equals the materialised loop, forward and every gradient", "[scan][shm][simd]") {
   // T around the CPU op's 32-step chunks; H below, at and past its 8 partial sums per row reduction.
   for (int64_t size : {6, 13, 24}) {
     for (int64_t steps : {1, 5, 31, 32, 33, 70}) {
@@ -77,7 +77,7 @@ TEST_CASE("shm_scan equals the materialised loop, forward and every gradient", "
   }
 }
 
-TEST_CASE("shm_scan with the state clamp equals the clamped loop", "[scan][shm]") {
+TEST_CASE("shm_scan with the state clamp equals the clamped loop", "[scan][shm][simd]") {
   // Large values so that the ±1.5 clamp is active on a good share of the elements.
   const auto p = make_problem(40, 2, 13, 3, /*scale=*/3.0);
   const auto got = run(false, p, 1.5, 2), want = run(true, p, 1.5, 2);
@@ -87,7 +87,7 @@ TEST_CASE("shm_scan with the state clamp equals the clamped loop", "[scan][shm]"
   CHECK((unclamped[0] - want[0]).abs().max().item<double>() > 1e-3);
 }
 
-TEST_CASE("shm_scan: a reset equals a fresh zero state", "[scan][shm]") {
+TEST_CASE("shm_scan: a reset equals a fresh zero state", "[scan][shm][simd]") {
   auto p = make_problem(20, 2, 4, 9);
   p.starts.zero_();
   p.starts[8][1] = true;
@@ -119,7 +119,7 @@ TEST_CASE("shm_scan with an empty batch or memory returns empty outputs", "[scan
   }
 }
 
-TEST_CASE("shm_scan float32 stays close to float64", "[scan][shm]") {
+TEST_CASE("shm_scan float32 stays close to float64", "[scan][shm][simd]") {
   const auto p = make_problem(100, 4, 16, 5);
   std::vector<torch::Tensor> in;
   for (const auto& t : p.inputs) in.push_back(t.to(torch::kFloat32));
