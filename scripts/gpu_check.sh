@@ -48,6 +48,7 @@ stage_build() {
   torch_cmake=$("$PYTHON" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
   {
     nvidia-smi
+    lscpu  # the host CPU: its model and flags go beside every figure in docs/BENCHMARKS.md
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DRLM_CUDA=ON \
       -DCMAKE_PREFIX_PATH="$torch_cmake;${CMAKE_PREFIX_PATH:-}" &&
       time ninja -C build-gpu -j "$(nproc)"

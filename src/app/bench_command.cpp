@@ -17,6 +17,7 @@
 #include "app/commands.hpp"
 #include "app/source_dir.hpp"
 #include "core/atomic_file.hpp"
+#include "core/cpu_isa.hpp"
 #include "memory/registry.hpp"
 #include "nn/linear.hpp"
 
@@ -34,14 +35,27 @@ int bench_command(const Args& args) {
     int iterations, torch_threads;
     std::string memory_type = "";  ///< "" keeps the config's
     std::string cpu_matmul = "fp32";
+    std::string cpu_gemm = "";  ///< "onednn" or "mkl" for the CPU's float32 products; "" keeps the default
   };
+  const bool cpu = device == "cpu";
   // Whole iterations (rollout + update), so the figure is what a training run sees.
   std::vector<Case> cases = {{"learning-test config, 1 torch thread", "configs/gru_repeat_first.yaml", 5, 1},
                              {"learning-test config, 2 torch threads", "configs/gru_repeat_first.yaml", 5, 2},
                              {"POPGym paper config, 1 torch thread", "configs/popgym/repeat_first.yaml", 1, 1},
                              {"POPGym paper config, 2 torch threads", "configs/popgym/repeat_first.yaml", 1, 2}};
+  // Which library's float32 GEMMs are faster depends on the CPU (nn/linear.hpp): the 1-thread cases again with the
+  // library this CPU does not use by default, side by side.
+  if (cpu && at::hasMKLDNN()) {
+    const std::string other = nn::onednn_linear_enabled() ? "mkl" : "onednn";
+    for (const auto i : {0, 2}) {
+      Case c = cases[static_cast<size_t>(i)];
+      c.name += other == "mkl" ? ", MKL" : ", oneDNN";
+      c.cpu_gemm = other;
+      cases.push_back(c);
+    }
+  }
   // bf16 products beside the same config in fp32, where this CPU has them (experiment.cpu_matmul).
-  if (device == "cpu" && nn::cpu_has_native_bf16())
+  if (cpu && nn::cpu_has_native_bf16())
     cases.push_back({"POPGym paper config, 1 thread, bf16", "configs/popgym/repeat_first.yaml", 1, 1, "", "bf16"});
   if (quick) cases.resize(1);
   if (backends) {
@@ -54,8 +68,15 @@ int bench_command(const Args& args) {
   }
   nlohmann::json results = nlohmann::json::array();
   const fs::path scratch = fs::temp_directory_path() / fmt::format("rlm-bench-{}", ::getpid());
+  const std::string default_gemm = nn::onednn_linear_enabled() ? "onednn" : "mkl";
   fmt::print("PPO + {} on RepeatFirstEasy, end to end, device {}\n", backends ? "each memory backend" : "GRU", device);
-  fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12}{}\n", "case", "env steps", "seconds", "rollout %", "update %",
+  const nlohmann::json machine = {{"cpu", cpu_model_name()},
+                                  {"cpu_isa", cpu_isa_name(usable_cpu_isa())},
+                                  {"bf16_products", nn::cpu_has_native_bf16()},
+                                  {"default_cpu_gemm", default_gemm}};
+  fmt::print("CPU: {} ({} kernels{}), float32 GEMMs by default: {}\n", cpu_model_name(), cpu_isa_name(usable_cpu_isa()),
+             nn::cpu_has_native_bf16() ? ", bf16 products" : "", default_gemm == "mkl" ? "MKL" : "oneDNN");
+  fmt::print("{:<46} {:>10} {:>10} {:>10} {:>10} {:>12}{}\n", "case", "env steps", "seconds", "rollout %", "update %",
              "env steps/s", backends ? "  vs GRU" : "");
   double gru_sps = 0;
   for (const auto& c : cases) {
@@ -70,15 +91,18 @@ int bench_command(const Args& args) {
     const fs::path run_dir = scratch / (fs::path(c.config).stem().string() + c.memory_type);
     fs::create_directories(run_dir);
     const auto trainer = agents::make_trainer(config, run_dir);
+    const std::string gemm = c.cpu_gemm.empty() ? default_gemm : c.cpu_gemm;
+    nn::set_onednn_linear(gemm == "onednn");
     const auto start = std::chrono::steady_clock::now();
     const auto summary = trainer->train();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    nn::set_onednn_linear(default_gemm == "onednn");
     const double sps = summary.env_steps / seconds;
     const double rollout_share = 100.0 * summary.rollout_seconds / seconds;
     const double update_share = 100.0 * summary.update_seconds / seconds;
     if (c.memory_type == "gru") gru_sps = sps;
     const double vs_gru = gru_sps > 0 ? sps / gru_sps : 0;
-    fmt::print("{:<40} {:>10} {:>10.2f} {:>10.1f} {:>10.1f} {:>12.0f}{}\n", c.name, summary.env_steps, seconds,
+    fmt::print("{:<46} {:>10} {:>10.2f} {:>10.1f} {:>10.1f} {:>12.0f}{}\n", c.name, summary.env_steps, seconds,
                rollout_share, update_share, sps, backends ? fmt::format("  {:>6.3f}x", vs_gru) : "");
     std::fflush(stdout);  // each figure as it comes, also when stdout is a file
     results.push_back({{"case", c.name},
@@ -92,12 +116,14 @@ int bench_command(const Args& args) {
                        {"update_seconds", summary.update_seconds},
                        {"torch_threads", c.torch_threads},
                        {"cpu_matmul", c.cpu_matmul},
+                       {"cpu_gemm", cpu ? nlohmann::json(gemm) : nlohmann::json()},
                        {"memory_type", c.memory_type.empty() ? config.model.memory.type : c.memory_type},
                        {"relative_to_gru", backends ? nlohmann::json(vs_gru) : nlohmann::json()}});
   }
   // The figures first, the scratch runs after: the results must not depend on the clean-up (on the lent GPU image
   // remove_all once bound to libtorch's broken copy and crashed; see CMakeLists.txt on the libstdc++ link order).
-  if (auto json = parsed.get("json")) write_file_atomic(*json, results.dump(2) + "\n");
+  if (auto json = parsed.get("json"))
+    write_file_atomic(*json, nlohmann::json{{"machine", machine}, {"results", results}}.dump(2) + "\n");
   std::fflush(stdout);
   fs::remove_all(scratch);
   return 0;
