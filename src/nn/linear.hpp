@@ -1,10 +1,13 @@
 // Linear layers whose CPU GEMMs run on oneDNN instead of MKL.
 //
 // Why: libtorch's CPU matmul calls MKL, and MKL takes its AVX2 "zen" path on AMD CPUs even where they have full
-// AVX-512 (Zen 4/5 EPYC, the dev VM), while oneDNN (also inside libtorch, as the mkldnn ops) dispatches on the CPU's
-// features. On the dev VM, one thread, float32: x·Wᵀ for 8192×256 · 256×768 runs at 103 GFLOP/s through torch::linear
+// AVX-512 (Zen 4/5 EPYC, the Zen 5 VM), while oneDNN (also inside libtorch, as the mkldnn ops) dispatches on the CPU's
+// features. On the Zen 5 VM, one thread, float32: x·Wᵀ for 8192×256 · 256×768 runs at 103 GFLOP/s through torch::linear
 // and 236 GFLOP/s through oneDNN; the input gradient likewise, the weight gradient (Δyᵀ·x) at 174. Nearly all of a
-// PPO update is these GEMMs (perf: 80% in MKL sgemm), so this is where a CPU run's time goes.
+// PPO update is these GEMMs (perf: 80% in MKL sgemm), so this is where a CPU run's time goes. On an AVX2-only CPU
+// (Zen 3 VM, docs/BENCHMARKS.md) both libraries run AVX2 kernels and oneDNN still leads at the GEMM (58–72 against
+// 44–57 GFLOP/s at the shapes above) while whole PPO iterations tie within noise, so oneDNN is the default on every
+// CPU: one summation order per machine, no per-CPU choice to keep measured.
 //
 // rlm::nn::linear is torch::linear with a custom autograd function on the CPU in float32: the forward and both
 // gradients are libtorch's `mkldnn::_linear_pointwise` op (oneDNN's inner product on plain strided tensors). The
@@ -18,7 +21,7 @@ namespace rlm::nn {
 
 /// y = x·Wᵀ + b over the last dimension of x, as torch::linear (bias may be undefined).
 /// GEMMs below about a million multiply-adds stay on torch::linear: oneDNN's ~12 µs per call costs more than its
-/// faster kernel saves there (dev VM: 0.2× at 8×32×96, 0.9× at 64×64×192, 1.2× at 1.6M, 1.9× at 12.6M).
+/// faster kernel saves there (Zen 5 VM: 0.2× at 8×32×96, 0.9× at 64×64×192, 1.2× at 1.6M, 1.9× at 12.6M).
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 
 /// linear(read·w1ᵀ + b1, w2, b2): a linear layer after an affine map (memory::AffineOutput), through the product
@@ -31,7 +34,7 @@ torch::Tensor linear_after_affine(const torch::Tensor& read, const torch::Tensor
 
 /// ΔW = Δyᵀ·x for Δy [M, N] and x [M, K] (a Linear's weight gradient, summed over M rows), on oneDNN where
 /// linear() would use it, with the wider of N and K as oneDNN's weight operand: 208 against 155 GFLOP/s for
-/// N = 768, K = 256 at M = 8192 on the dev VM, and the other way round for N < K.
+/// N = 768, K = 256 at M = 8192 on the Zen 5 VM, and the other way round for N < K.
 torch::Tensor weight_gradient(const torch::Tensor& grad_y, const torch::Tensor& x);
 
 /// Whether CPU float32 linears take the oneDNN path (default: yes when libtorch has oneDNN and RLM_CPU_GEMM is not
