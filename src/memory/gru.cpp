@@ -109,7 +109,8 @@ MemoryOutput Gru::forward_steps(const torch::Tensor& x, const torch::Tensor& h0,
 }
 
 // Resets inside a sequence: the sequence is cut into runs at every step where some episode starts, and the fused
-// GRU runs once per run, zeroing the state of the entries that start there (popgym's forward_gru does the same).
+// GRU runs once per run, zeroing the state of the entries that start there. (POPGym's GRU needs no such cut: under
+// RLlib no sequence crosses an episode start; proroklab/popgym@410d5aa:popgym/baselines/ray_models/ray_gru.py.)
 // Training batches start every sequence at t = 0 and never reset inside, so they take a single fused call.
 MemoryOutput Gru::forward_torch(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& keep,
                                 const torch::Tensor& resets) {

@@ -133,7 +133,8 @@ TEST_CASE("oneDNN linear: the GRU step loop equals torch's fused GRU, resets inc
     const auto h0 = torch::randn({batch, hidden});
     const auto run = [&](rlm::memory::Gru& model, torch::ScalarType dtype) {
       model.zero_grad();
-      const auto h = h0.to(dtype).requires_grad_(true);  // gradients reach the initial state and flow from the final one
+      const auto h =
+          h0.to(dtype).requires_grad_(true);  // gradients reach the initial state and flow from the final one
       auto out = model.forward(x.to(dtype), {{h}}, starts);
       const auto weights = torch::linspace(-1, 1, out.y.numel(), dtype).view(out.y.sizes());
       ((out.y * weights).sum() + 0.5 * out.state.tensors[0].sum()).backward();

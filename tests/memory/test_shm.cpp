@@ -1,11 +1,12 @@
 // SHM backend: stepping equals sequence mode (same θ draws under the same seed), resets, gradients, the parameter
 // layout, every calibration option, and a supervised recall task it must learn.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
+
 #include "core/error.hpp"
-#include "memory/shm.hpp"
 #include "memory/recall_first_task.hpp"
+#include "memory/shm.hpp"
 
 using rlm::memory::MemoryState;
 using rlm::memory::Shm;

@@ -1,8 +1,8 @@
 // Spiking-gate cell (research/spiking.md §1): stepping equals sequence mode (eval and seeded training mode), resets,
 // the scans against a plain loop of the spec's equations, the surrogate gradient, parameter count, a learned task.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <string>
