@@ -3,7 +3,11 @@
 # env thread-scaling benchmark, and writes every log and result into RESULTS_DIR.
 #   Usage: scripts/gpu_check.sh RESULTS_DIR [STAGE ...]
 #   STAGE: build, cuda (the [cuda] tests), bench (memory layer and PPO on the GPU), test (ctest), envs (env
-#   throughput and 2- and 8-thread scaling). Default: all five, in that order, most important first.
+#   throughput and 2- and 8-thread scaling), learn (learning curves at full scale). Default: the first five, in that
+#   order, most important first; learn only when named.
+#   RLM_BUILD_TARGETS: what the build stage builds (default: everything; `rlm` is enough for learn).
+#   RLM_LEARN_RUNS, RLM_LEARN_SECONDS: the learn stage's run list (default scripts/learn_runs/
+#   repeat_previous_easy.txt) and how long its runs train (default 420 s).
 # Seen on an H100 machine: build 1 min 40 s – 2 min 30 s, cuda 17–26 s, bench 10–35 s, test 4 min 20 s (2026-11-24,
 # 391 tests) and over 7 min 40 s (2026-11-26, 510 tests, -j 16: the learning tests take 2–4 min there), envs 5 min
 # 10 s. The run tool allows 10 minutes per command and brings back at most 8 files from $OUT (these stages write 7
@@ -16,14 +20,14 @@
 # carried in .deps/debs (scripts/fetch_gpu_debs.sh downloads them; pass carry=[".deps"] to the run tool) and are
 # unpacked into .deps/root.
 set -uo pipefail
-RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs ...]}"
+RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs|learn ...]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build cuda bench test envs)
 for stage in "${STAGES[@]}"; do
   case "$stage" in
-    build | cuda | bench | test | envs) ;;
-    *) echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs)" >&2; exit 2 ;;
+    build | cuda | bench | test | envs | learn) ;;
+    *) echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs, learn)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$RESULTS"
@@ -51,7 +55,7 @@ stage_build() {
     lscpu  # the host CPU: its model and flags go beside every figure in docs/BENCHMARKS.md
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DRLM_CUDA=ON \
       -DCMAKE_PREFIX_PATH="$torch_cmake;${CMAKE_PREFIX_PATH:-}" &&
-      time ninja -C build-gpu -j "$(nproc)"
+      time ninja -C build-gpu -j "$(nproc)" ${RLM_BUILD_TARGETS:-}
   } > "$RESULTS/build.log" 2>&1 || { echo "build failed, see $RESULTS/build.log"; tail -30 "$RESULTS/build.log"; exit 1; }
   tail -4 "$RESULTS/build.log"
 }
@@ -104,6 +108,39 @@ stage_envs() {
       > "$RESULTS/env_scaling_${threads}t.txt" 2>&1 || status=1
     tail -1 "$RESULTS/env_scaling_${threads}t.txt"
   done
+}
+
+# Learning curves at full scale (issue 29 §6): every run of the list trains at once on the GPU, each with its full
+# budget, for RLM_LEARN_SECONDS, and then gets SIGTERM (it checkpoints and stops). learn_curves.csv has every
+# iteration of every run, learn_summary.txt the steps each took to reach returns 0 and 0.9, learn_logs.tar.gz the
+# console logs and run folders without checkpoints. Threads: the envs step on one thread per run and torch gets two.
+stage_learn() {
+  local list="${RLM_LEARN_RUNS:-scripts/learn_runs/repeat_previous_easy.txt}" seconds="${RLM_LEARN_SECONDS:-420}"
+  local work=build-gpu/learn pids=() names=() name config overrides i rc
+  rm -rf "$work"
+  mkdir -p "$work"
+  while read -r name config overrides; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    # shellcheck disable=SC2086 # the overrides are separate words
+    timeout -s TERM -k 60 "$seconds" ./build-gpu/rlm train --config "$config" experiment.name="$name" \
+      experiment.runs_dir="$work/runs" experiment.device=cuda experiment.torch_threads=2 \
+      logging.tensorboard=false logging.progress_seconds=60 $overrides > "$work/$name.log" 2>&1 &
+    pids+=($!)
+    names+=("$name")
+  done < "$list"
+  echo "${#pids[@]} runs from $list for $seconds s"
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}"
+    rc=$?
+    # 124: stopped by the timeout, as planned; 0: finished its budget.
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
+      echo "${names[$i]}: exit $rc"
+      tail -3 "$work/${names[$i]}.log"
+      status=1
+    fi
+  done
+  "$PYTHON" scripts/learn_summary.py "$work/runs" --csv "$RESULTS/learn_curves.csv" | tee "$RESULTS/learn_summary.txt"
+  tar -czf "$RESULTS/learn_logs.tar.gz" --exclude=checkpoints -C "$work" .
 }
 
 for stage in "${STAGES[@]}"; do
