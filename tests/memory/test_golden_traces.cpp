@@ -1,6 +1,8 @@
 // Every memory backend with public code against golden traces recorded from that code (issue 29 §1;
-// tests/data/memory_golden/README.md names each source as repo@commit:path and how it was run). Each case builds the
-// backend at the sizes of the config that reproduces the paper, loads the authors' parameters through an explicit
+// tests/data/memory_golden/README.md names each source as repo@commit:path and how it was run), and the two without
+// public code, the KF layer and the spiking-gate cell, against traces of their papers' equations implemented
+// independently in float64 (issue 29 §4; scripts/record_equations_golden.py). Each case builds the
+// backend at the sizes of the config that reproduces the paper, loads the reference's parameters through an explicit
 // name map, runs the recorded batch (episode starts inside the sequences, a carried state) and compares the outputs,
 // the final state and the gradients of loss = Σ output ⊙ projection with respect to every parameter, the input and
 // the carried state.
@@ -12,11 +14,15 @@
 
 #include <catch2/catch.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "golden_trace.hpp"
 #include "memory/ffm.hpp"
 #include "memory/gru.hpp"
+#include "memory/kf.hpp"
 #include "memory/shm.hpp"
+#include "memory/spiking.hpp"
 #include "memory/stm.hpp"
 
 using rlm::memory::Memory;
@@ -43,16 +49,26 @@ torch::Tensor projection(const GoldenTrace& trace, at::IntArrayRef shape) {
   return rlm::test::golden_fill(fill.at("seed").get<uint64_t>(), shape, fill.at("bound").get<double>());
 }
 
-// Loads the parameters, runs the trace's batch and compares everything it recorded.
+// Loads the parameters, runs the trace's batch and compares everything it recorded. The state is every recorded
+// state_in/<i> (i = 0, 1, ...), each through `layout`.
 void check_against_trace(Memory& memory, const GoldenTrace& trace, const std::vector<ParameterLink>& links,
                          const StateLayout& layout, const Tolerances& tol) {
   rlm::test::load_parameters(memory, trace, links);
   const auto x = trace.at("input").clone().requires_grad_(true);
-  const auto state_in = trace.at("state_in/0").clone().requires_grad_(true);
-  const auto out = memory.forward(x, MemoryState{{layout.to_ours(state_in)}}, trace.at("starts"));
+  std::vector<torch::Tensor> state_in;
+  MemoryState initial;
+  for (size_t i = 0; trace.has("state_in/" + std::to_string(i)); ++i) {
+    state_in.push_back(trace.at("state_in/" + std::to_string(i)).clone().requires_grad_(true));
+    initial.tensors.push_back(layout.to_ours(state_in.back()));
+  }
+  REQUIRE(!state_in.empty());
+  const auto out = memory.forward(x, initial, trace.at("starts"));
 
   rlm::test::check_recorded(trace, "output", out.y, tol.forward);
-  rlm::test::check_recorded(trace, "state_out/0", layout.to_theirs(out.state.tensors.at(0)), tol.forward);
+  REQUIRE(out.state.tensors.size() == state_in.size());
+  for (size_t i = 0; i < state_in.size(); ++i)
+    rlm::test::check_recorded(trace, "state_out/" + std::to_string(i), layout.to_theirs(out.state.tensors.at(i)),
+                              tol.forward);
 
   const auto loss = (out.y * projection(trace, out.y.sizes())).sum();
   loss.backward();
@@ -60,10 +76,12 @@ void check_against_trace(Memory& memory, const GoldenTrace& trace, const std::ve
   CHECK(std::abs(loss.item<double>() - trace.at("loss").item<double>()) <=
         tol.forward * std::abs(trace.at("loss").item<double>()) + 1e-4);
   rlm::test::check_recorded(trace, "grad/input", x.grad(), tol.gradient);
-  rlm::test::check_recorded(trace, "grad/state_in/0", state_in.grad(), tol.gradient);
+  for (size_t i = 0; i < state_in.size(); ++i)
+    rlm::test::check_recorded(trace, "grad/state_in/" + std::to_string(i), state_in[i].grad(), tol.gradient);
   auto ours = memory.named_parameters();
   for (const auto& link : links) {
-    const auto their_shape = trace.parameter(link.theirs).sizes();
+    // .vec(): parameter() returns a new tensor for a filled parameter, whose sizes() would not outlive this line.
+    const auto their_shape = trace.parameter(link.theirs).sizes().vec();
     const auto& grad = ours[link.ours].grad();
     REQUIRE(grad.defined());
     rlm::test::check_parameter_gradient(trace, link.theirs, rlm::test::linked_view(grad, link, their_shape),
@@ -210,4 +228,128 @@ TEST_CASE("STM equals the SAM paper's RL agent's cell (thaihungle/SAM stm_rl.py)
       {"item_memory_state_bias", "item_init"},
   };
   check_against_trace(stm, trace, links, {}, {});
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Issue 29 §4: no public code, so the references are the papers' equations in float64
+// (scripts/record_equations_golden.py; tests/data/memory_golden/README.md gives the equations with their section and
+// equation numbers, and the choices the papers leave open, made as rlm's configs make them). The recorded state
+// layout is rlm's: no StateLayout transform.
+
+namespace {
+
+// The paper's three projections (u, w, r̃) are the row blocks of our one in_proj, in that order, without the ones the
+// variant drops (kf_u: no u; vssm: only u).
+std::vector<ParameterLink> kf_links(rlm::memory::KfVariant variant) {
+  using rlm::memory::KfVariant;
+  const int64_t n = 128;
+  std::vector<ParameterLink> links;
+  int64_t row = 0;
+  auto block = [&](const std::string& name) {
+    links.push_back({name + ".weight", "layer0.in_proj.weight", row, n});
+    links.push_back({name + ".bias", "layer0.in_proj.bias", row, n});
+    row += n;
+  };
+  if (variant != KfVariant::kf_u) block("W_u");
+  if (variant != KfVariant::vssm) {
+    block("W_w");
+    block("W_r");
+  }
+  links.push_back({"W_z.weight", "layer0.out_proj.weight"});
+  links.push_back({"W_z.bias", "layer0.out_proj.bias"});
+  links.push_back({"A_log", "layer0.A_log"});
+  if (variant != KfVariant::kf_u) links.push_back({"B_tilde", "layer0.B"});
+  if (variant != KfVariant::vssm) links.push_back({"Sigma_p_raw", "layer0.q"});
+  links.push_back({"Delta_raw", "layer0.dt"});
+  return links;
+}
+
+// configs/spiking_popgym.yaml (the runs of configs/repro/spiking_paper): N_x = 64, N_h = N_out = 1024.
+rlm::memory::SpikingOptions spiking_paper_options() {
+  rlm::memory::SpikingOptions o;
+  o.hidden_size = 1024;
+  o.output_size = 0;
+  o.leak_init = 0.5;
+  o.theta = 0.0;
+  o.noise_low = 0.0;
+  o.noise_high = 1.0;
+  o.forget_gate = rlm::memory::SpikingForgetGate::kInputDependent;
+  o.surrogate = rlm::memory::SpikingSurrogate::kAtan;
+  o.gate = rlm::memory::SpikingGate::kSpike;
+  o.noise_sampling = rlm::memory::SpikingNoiseSampling::kPerStep;
+  o.shared_leak = false;
+  o.magnitude_in_tanh = true;
+  o.layer_norm_eps = 1e-5;
+  return o;
+}
+
+// The paper's six input maps are the row blocks of our in_proj ([W_x Re | W_x Im | W_i | W_o | W_c Re | W_c Im]); its
+// two 1/τ_m vectors (as logits) are the rows of our leak_logit.
+std::vector<ParameterLink> spiking_links() {
+  const int64_t n = 1024;
+  std::vector<ParameterLink> links;
+  int64_t row = 0;
+  for (const char* name : {"W_x_re", "W_x_im", "W_i", "W_o", "W_c_re", "W_c_im"}) {
+    links.push_back({std::string(name) + ".weight", "in_proj.weight", row, n});
+    links.push_back({std::string(name) + ".bias", "in_proj.bias", row, n});
+    row += n;
+  }
+  links.push_back({"W_y.weight", "out_proj.weight"});
+  links.push_back({"W_y.bias", "out_proj.bias"});
+  links.push_back({"inv_tau_in_logit", "leak_logit", 0, 1});
+  links.push_back({"inv_tau_out_logit", "leak_logit", 1, 1});
+  return links;
+}
+
+}  // namespace
+
+TEST_CASE("KF layer equals the KF paper's equations (vSSM+KF and its ablations vSSM+KF-u, vSSM)", "[golden]") {
+  using rlm::memory::KfVariant;
+  for (const auto& [name, variant] :
+       {std::pair{"kf_kf_paper", KfVariant::kf}, std::pair{"kf_u_kf_paper", KfVariant::kf_u},
+        std::pair{"vssm_kf_paper", KfVariant::vssm}}) {
+    DYNAMIC_SECTION(name) {
+      const auto trace = rlm::test::load_golden_trace(name);
+      rlm::memory::KfOptions o;  // configs/offpolicy/sacd_kf_popgym.yaml (model.memory.kf.variant overridden)
+      o.hidden_size = 16;
+      o.state_size = 128;
+      o.num_layers = 1;
+      o.variant = variant;
+      o.rms_norm = false;
+      o.input_lag = 0;
+      o.process_noise = rlm::memory::KfProcessNoise::time_invariant;
+      o.output_features = rlm::memory::KfOutputFeatures::mean;
+      o.positive = rlm::memory::KfPositive::softplus;
+      o.learn_ab = true;
+      rlm::memory::Kf kf(16, o);
+      check_against_trace(kf, trace, kf_links(variant), {}, {});
+    }
+  }
+}
+
+TEST_CASE("Spiking cell equals the spiking-gate paper's equations in training mode (random thresholds)", "[golden]") {
+  const auto trace = rlm::test::load_golden_trace("spiking_train_spiking_paper");
+  rlm::memory::Spiking spiking(64, spiking_paper_options());
+  REQUIRE(spiking.is_training());
+  // The recorded thresholds V_th = X are the draw our cell makes in training mode from a CPU stream with this seed
+  // (one rand of [T, B, 2·N_h] per forward): regenerate it, check it against the stored head and sample (a torch whose
+  // generator or uniform kernel changed fails here, not in the cell), then let the forward draw it again.
+  const auto& noise = trace.meta.at("threshold_noise");
+  const auto seed = noise.at("generator_seed").get<uint64_t>();
+  const auto shape = noise.at("shape").get<std::vector<int64_t>>();
+  const auto draws =
+      torch::rand(shape, at::detail::createCPUGenerator(seed), torch::TensorOptions().dtype(torch::kFloat32)).flatten();
+  const auto& head = trace.at("threshold_noise_head");
+  REQUIRE(torch::equal(draws.narrow(0, 0, head.numel()), head));
+  REQUIRE(torch::equal(draws.index_select(0, trace.at("sample_index/threshold_noise")),
+                       trace.at("sample_value/threshold_noise")));
+  spiking.set_generator(at::detail::createCPUGenerator(seed));
+  check_against_trace(spiking, trace, spiking_links(), {}, {});
+}
+
+TEST_CASE("Spiking cell equals the spiking-gate paper's equations in inference mode (V_th = θ + E[X])", "[golden]") {
+  const auto trace = rlm::test::load_golden_trace("spiking_eval_spiking_paper");
+  rlm::memory::Spiking spiking(64, spiking_paper_options());
+  spiking.eval();
+  check_against_trace(spiking, trace, spiking_links(), {}, {});
 }

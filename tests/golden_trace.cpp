@@ -10,9 +10,9 @@
 namespace rlm::test {
 namespace {
 
-std::filesystem::path data_dir() {
+std::filesystem::path data_dir(const std::string& folder) {
   const char* root = std::getenv("RLM_SOURCE_DIR");
-  return std::filesystem::path(root ? root : ".") / "tests" / "data" / "memory_golden";
+  return std::filesystem::path(root ? root : ".") / "tests" / "data" / folder;
 }
 
 std::vector<char> read_bytes(const std::filesystem::path& path) {
@@ -57,13 +57,13 @@ torch::Tensor GoldenTrace::parameter(const std::string& p) const {
   return values;
 }
 
-GoldenTrace load_golden_trace(const std::string& name) {
+GoldenTrace load_golden_trace(const std::string& name, const std::string& folder) {
   GoldenTrace trace;
   trace.name = name;
-  const auto json_bytes = read_bytes(data_dir() / (name + ".json"));
+  const auto json_bytes = read_bytes(data_dir(folder) / (name + ".json"));
   trace.meta = nlohmann::json::parse(json_bytes.begin(), json_bytes.end());
   // torch.save's zip format, a flat dict of tensors (what LibTorch's pickle_load reads).
-  const auto dict = torch::pickle_load(read_bytes(data_dir() / (name + ".pt"))).toGenericDict();
+  const auto dict = torch::pickle_load(read_bytes(data_dir(folder) / (name + ".pt"))).toGenericDict();
   for (const auto& entry : dict) trace.tensors[entry.key().toStringRef()] = entry.value().toTensor();
   return trace;
 }

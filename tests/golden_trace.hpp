@@ -1,5 +1,6 @@
-// Golden traces of memory cells recorded from their authors' code (scripts/record_memory_golden.py writes
-// tests/data/memory_golden/<case>.pt and <case>.json; the README there names each source repo@commit:path).
+// Golden traces recorded from the authors' code (scripts/record_memory_golden.py writes the memory cells'
+// tests/data/memory_golden/<case>.{pt,json}, scripts/record_network_golden.py the whole networks' in
+// tests/data/network_golden; the README in each names every source as repo@commit:path).
 // A trace holds the authors' parameters, an input batch [T, B, D] with episode starts inside the sequences, a carried
 // state, the outputs and final state, and the gradients of loss = Σ output ⊙ projection. Tests load the parameters
 // into an rlm backend through an explicit name map, run the same batch and compare every recorded tensor.
@@ -27,8 +28,8 @@ struct GoldenTrace {
   torch::Tensor parameter(const std::string& name) const;
 };
 
-/// Loads tests/data/memory_golden/<name>.{pt,json} (under RLM_SOURCE_DIR, else the working directory).
-GoldenTrace load_golden_trace(const std::string& name);
+/// Loads tests/data/<folder>/<name>.{pt,json} (under RLM_SOURCE_DIR, else the working directory).
+GoldenTrace load_golden_trace(const std::string& name, const std::string& folder = "memory_golden");
 
 /// The recorder's stand-in for parameters too big to commit: value[i] = float32(bound · (2u − 1)), with u the top 24
 /// bits of splitmix64(seed + i) over 2^24, i the row-major index. Python and C++ compute it bit for bit alike.
