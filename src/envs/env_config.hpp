@@ -56,6 +56,10 @@ struct EnvOptions {
   bool lidar_in_p = true;
   /// BipedalWalker-V: also keep the two foot contacts (the LunarLander convention; the PyBullet one leaves them out).
   bool contacts_in_v = false;
+  /// Box2D tasks: Box2D 2.3's joint-limit rule, as Gymnasium's pybox2d runs it: a limit acts only on steps that
+  /// start with the joint at or past it (envs/box2d/box2d23_limits.hpp). false: 2.4.1's own limits, which hold the
+  /// walker's knees at their limit and let a walker stand still for a whole episode, as Gymnasium's cannot.
+  bool box2d23_limits = true;
 
   template <class V>
   void visit(V& v) {
@@ -77,6 +81,7 @@ struct EnvOptions {
     v.field("turbulence_power", turbulence_power, in_range(0.0, 1000.0));
     v.field("lidar_in_p", lidar_in_p);
     v.field("contacts_in_v", contacts_in_v);
+    v.field("box2d23_limits", box2d23_limits);
   }
   bool operator==(const EnvOptions&) const = default;
 };
@@ -99,15 +104,16 @@ inline std::vector<std::string_view> env_options_read_by(std::string_view id) {
   };
   if (box2d("LunarLanderContinuous"))
     return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "gravity",
-            "enable_wind",     "wind_power",      "turbulence_power"};
+            "enable_wind",     "wind_power",      "turbulence_power",   "box2d23_limits"};
   if (box2d("LunarLander"))
-    return {"obs_noise_sigma", "noise_on_binary", "gravity", "enable_wind", "wind_power", "turbulence_power"};
+    return {"obs_noise_sigma", "noise_on_binary",  "gravity",       "enable_wind",
+            "wind_power",      "turbulence_power", "box2d23_limits"};
   if (box2d("BipedalWalker")) {
     if (id.ends_with("-P") || id.ends_with("-P-v0"))
-      return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "lidar_in_p"};
+      return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "lidar_in_p", "box2d23_limits"};
     if (id.ends_with("-V") || id.ends_with("-V-v0"))
-      return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "contacts_in_v"};
-    return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma"};
+      return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "contacts_in_v", "box2d23_limits"};
+    return {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "box2d23_limits"};
   }
   return {};
 }

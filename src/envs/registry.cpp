@@ -99,7 +99,8 @@ box2d::LunarLanderConfig lunar_lander_config(const EnvOptions& o, bool continuou
           .gravity = o.gravity,
           .enable_wind = o.enable_wind,
           .wind_power = o.wind_power,
-          .turbulence_power = o.turbulence_power};
+          .turbulence_power = o.turbulence_power,
+          .emulate_box2d23_limits = o.box2d23_limits};
 }
 
 box2d::ObservationMask lander_mask(std::string_view variant, const EnvOptions&) {
@@ -210,10 +211,14 @@ const std::vector<FamilyRow>& table() {
       box2d_family<box2d::LunarLander>(
           "LunarLanderContinuous", [](const EnvOptions& o) { return lunar_lander_config(o, true); }, lander_mask),
       box2d_family<box2d::BipedalWalker>(
-          "BipedalWalker", [](const EnvOptions&) { return box2d::BipedalWalkerConfig{.hardcore = false}; },
+          "BipedalWalker",
+          [](const EnvOptions&
+                 o) { return box2d::BipedalWalkerConfig{.hardcore = false, .emulate_box2d23_limits = o.box2d23_limits}; },
           walker_mask),
       box2d_family<box2d::BipedalWalker>(
-          "BipedalWalkerHardcore", [](const EnvOptions&) { return box2d::BipedalWalkerConfig{.hardcore = true}; },
+          "BipedalWalkerHardcore",
+          [](const EnvOptions&
+                 o) { return box2d::BipedalWalkerConfig{.hardcore = true, .emulate_box2d23_limits = o.box2d23_limits}; },
           walker_mask),
       // <<< new families above this line >>>
   };

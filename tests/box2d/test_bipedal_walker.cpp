@@ -346,11 +346,51 @@ TEST_CASE("bipedal walker: a zero action collapses the walker and the fall ends 
   CHECK(total / episodes == Approx(-92).margin(3));
 }
 
+TEST_CASE("bipedal walker: Box2D 2.3's limit rule lets the knees pass their limit as Gymnasium's do",
+          "[box2d][bipedal_walker]") {
+  // After the reset step the knees sit 0.04 below their upper limit (-0.1). Gymnasium's Box2D 2.3 enforces a limit
+  // only on steps that start at or past it, so a knee action of +1 drives them to +0.71 on average (50 seeds,
+  // gymnasium 1.4.0 + box2d 2.3.10; docs/RESULTS.md, "Box2D against Gymnasium"); 2.4.1's own limits hold them at
+  // -0.80. The rule is emulated by default (+0.47: 2.4.1's solver then enforces it). And a walker under the stance
+  // controller falls within 100-170 steps in Gymnasium; with 2.4.1's limits ours stood for the whole episode.
+  for (bool emulate : {true, false}) {
+    INFO("emulate_box2d23_limits " << emulate);
+    BipedalWalker env("box2d/BipedalWalker", {.emulate_box2d23_limits = emulate});
+    std::vector<float> obs(24);
+    double knee_after = 0;
+    constexpr int kSeeds = 20;
+    for (int seed = 0; seed < kSeeds; ++seed) {
+      env.reset(5000 + static_cast<uint64_t>(seed), obs);
+      REQUIRE(obs[6] - 1.0f < -0.1f);  // obs[6] = knee angle + 1: below the upper limit after the reset step
+      env.step(Action{0, 1, 0, 1}, obs);
+      knee_after += (obs[6] - 1.0) / kSeeds;
+    }
+    if (emulate) {
+      CHECK(knee_after > 0.2);  // far past the limit, as in Gymnasium (+0.71)
+    } else {
+      CHECK(knee_after < -0.5);  // held (-0.80)
+    }
+    env.reset(4, obs);
+    int steps = 0;
+    for (bool done = false; !done && steps < 1600; ++steps) {
+      const auto r = env.step(rlm::envs::test::bipedal_walker_stand(obs), obs);
+      done = r.terminated || r.truncated;
+    }
+    if (emulate) {
+      CHECK(steps < 400);
+      CHECK(env.end_cause() == WalkerEnd::fell);
+    } else {
+      CHECK(steps == 1600);
+    }
+  }
+}
+
 TEST_CASE("bipedal walker: the env truncates at 1600 and 2000 steps", "[box2d][bipedal_walker]") {
   // §4 (d): a walker that stands still on the start pad runs into the time limit, which truncates without
-  // terminating; a further step is misuse.
+  // terminating; a further step is misuse. It stands only under Box2D 2.4.1's own joint limits: under 2.3's (the
+  // default, as in Gymnasium) the stance controller falls after 100-170 steps.
   for (bool hardcore : {false, true}) {
-    BipedalWalker env("box2d/BipedalWalker", {.hardcore = hardcore});
+    BipedalWalker env("box2d/BipedalWalker", {.hardcore = hardcore, .emulate_box2d23_limits = false});
     const int64_t limit = hardcore ? 2000 : 1600;
     std::vector<float> obs(24);
     env.reset(11, obs);
@@ -594,7 +634,8 @@ TEST_CASE("bipedal walker: the Box2D 2.3 wake emulation wakes a resting walker",
   const Action rest{0.3f, 0.5f, -0.3f, 0.5f};
   for (bool emulate : {false, true}) {
     INFO("emulate " << emulate);
-    BipedalWalker env("box2d/BipedalWalker", {.emulate_box2d23_wake = emulate});
+    // A walker at rest for 600 steps exists only under 2.4.1's joint limits (under 2.3's it falls, as Gymnasium's).
+    BipedalWalker env("box2d/BipedalWalker", {.emulate_box2d23_wake = emulate, .emulate_box2d23_limits = false});
     std::vector<float> obs(24);
     env.reset(3, obs);
     int first_asleep = -1, asleep = 0, woken = 0;

@@ -564,20 +564,26 @@ TEST_CASE("lunar lander: truncation at the time limit", "[box2d][lunar_lander]")
   }
 
   // An episode that terminates exactly at the limit reports both flags, as Gymnasium's TimeLimit does.
+  // The first seed from 11 on whose heuristic episode terminates (about 2% are cut by the limit instead).
   LunarLander free_env("LunarLander-v3", discrete_config());
-  free_env.reset(11, obs);
+  uint64_t seed = 11;
   int64_t length = 0;
   rlm::envs::StepResult last;
-  do {
-    last = step_discrete(free_env, static_cast<int>(rlm::envs::test::lunar_lander_heuristic_discrete(obs)), obs);
-    ++length;
-  } while (!last.terminated && !last.truncated);
-  REQUIRE(last.terminated);
+  for (;; ++seed) {
+    REQUIRE(seed < 31);
+    free_env.reset(seed, obs);
+    length = 0;
+    do {
+      last = step_discrete(free_env, static_cast<int>(rlm::envs::test::lunar_lander_heuristic_discrete(obs)), obs);
+      ++length;
+    } while (!last.terminated && !last.truncated);
+    if (last.terminated) break;
+  }
   LunarLanderConfig limited;
   limited.max_episode_steps = length;
   LunarLander cut("LunarLander-v3", limited);
   CHECK(cut.max_episode_steps() == length);
-  cut.reset(11, obs);
+  cut.reset(seed, obs);
   for (int64_t t = 1; t <= length; ++t) {
     const auto r = step_discrete(cut, static_cast<int>(rlm::envs::test::lunar_lander_heuristic_discrete(obs)), obs);
     REQUIRE(r.terminated == (t == length));

@@ -75,7 +75,7 @@ TEST_CASE("box2d options: a config file setting lidar_in_p for a lander is an er
   CHECK(message == yaml.file.string() +
                        ":4: env.options.lidar_in_p: env box2d/LunarLander reads only env.options.obs_noise_sigma, "
                        "env.options.noise_on_binary, env.options.gravity, env.options.enable_wind, "
-                       "env.options.wind_power, env.options.turbulence_power");
+                       "env.options.wind_power, env.options.turbulence_power, env.options.box2d23_limits");
   // The same file with the walker's P id is fine, and the option arrives.
   const TempYaml walker(env_yaml("box2d/BipedalWalker-P", "lidar_in_p: false"));
   CHECK_FALSE(rlm::load_config(walker.file).env.options.lidar_in_p);
@@ -95,8 +95,8 @@ TEST_CASE("box2d options: each id reads only its own options", "[config][box2d]"
     for (const std::string& spelling : {id, gym(id)}) {
       INFO(spelling);
       const bool continuous = id.find("Continuous") != std::string::npos;
-      for (std::string_view o :
-           {"obs_noise_sigma", "noise_on_binary", "gravity", "enable_wind", "wind_power", "turbulence_power"})
+      for (std::string_view o : {"obs_noise_sigma", "noise_on_binary", "gravity", "enable_wind", "wind_power",
+                                 "turbulence_power", "box2d23_limits"})
         CHECK(reads(spelling, o));
       CHECK(reads(spelling, "action_noise_sigma") == continuous);  // a discrete lander cannot take action noise
       CHECK_FALSE(reads(spelling, "lidar_in_p"));
@@ -112,7 +112,7 @@ TEST_CASE("box2d options: each id reads only its own options", "[config][box2d]"
   CHECK(error_of(env_yaml("box2d/LunarLander", "action_noise_sigma: 0.3")) ==
         "x.yaml:4: env.options.action_noise_sigma: env box2d/LunarLander reads only env.options.obs_noise_sigma, "
         "env.options.noise_on_binary, env.options.gravity, env.options.enable_wind, env.options.wind_power, "
-        "env.options.turbulence_power");
+        "env.options.turbulence_power, env.options.box2d23_limits");
   CHECK(parse(env_yaml("box2d/LunarLanderContinuous-V", "action_noise_sigma: 0.3")).env.options.action_noise_sigma ==
         0.3);
 
@@ -121,7 +121,8 @@ TEST_CASE("box2d options: each id reads only its own options", "[config][box2d]"
     const bool p = id.ends_with("-P"), v = id.ends_with("-V");
     for (const std::string& spelling : {id, gym(id)}) {
       INFO(spelling);
-      for (std::string_view o : {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma"}) CHECK(reads(spelling, o));
+      for (std::string_view o : {"obs_noise_sigma", "noise_on_binary", "action_noise_sigma", "box2d23_limits"})
+        CHECK(reads(spelling, o));
       CHECK(reads(spelling, "lidar_in_p") == p);
       CHECK(reads(spelling, "contacts_in_v") == v);
       for (std::string_view o : {"gravity", "enable_wind", "wind_power", "turbulence_power"})
@@ -135,7 +136,8 @@ TEST_CASE("box2d options: each id reads only its own options", "[config][box2d]"
   }
   CHECK(error_of(env_yaml("box2d/BipedalWalker-V", "lidar_in_p: false")) ==
         "x.yaml:4: env.options.lidar_in_p: env box2d/BipedalWalker-V reads only env.options.obs_noise_sigma, "
-        "env.options.noise_on_binary, env.options.action_noise_sigma, env.options.contacts_in_v");
+        "env.options.noise_on_binary, env.options.action_noise_sigma, env.options.contacts_in_v, "
+        "env.options.box2d23_limits");
   CHECK(parse(env_yaml("box2d/BipedalWalkerHardcore-V", "contacts_in_v: true")).env.options.contacts_in_v);
   // The Box2D options are not read by the other families.
   CHECK(error_of(env_yaml("memory_rl/TMazePassive", "obs_noise_sigma: 0.1")) != "");
@@ -182,7 +184,7 @@ TEST_CASE("box2d options: the gym spelling of an id reads the same options", "[c
   CHECK(error_of(env_yaml("box2d-LunarLander-P-v0", "lidar_in_p: false")) ==
         "x.yaml:4: env.options.lidar_in_p: env box2d-LunarLander-P-v0 reads only env.options.obs_noise_sigma, "
         "env.options.noise_on_binary, env.options.gravity, env.options.enable_wind, env.options.wind_power, "
-        "env.options.turbulence_power");
+        "env.options.turbulence_power, env.options.box2d23_limits");
   CHECK(parse(env_yaml("box2d-LunarLander-P-v0", "gravity: -5")).env.options.gravity == -5.0);
   CHECK_FALSE(parse(env_yaml("box2d-BipedalWalker-P-v0", "lidar_in_p: false")).env.options.lidar_in_p);
   CHECK(parse(env_yaml("box2d-BipedalWalker-V-v0", "contacts_in_v: true")).env.options.contacts_in_v);

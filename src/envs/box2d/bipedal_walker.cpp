@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "envs/box2d/box2d23_limits.hpp"
 #include "envs/box2d/contact_detector.hpp"
 
 namespace rlm::envs::box2d {
@@ -229,6 +230,8 @@ double BipedalWalker::simulate(const std::array<double, kActionDim>& action, std
   }
 
   // 2. Physics.
+  if (config_.emulate_box2d23_limits)
+    for (b2RevoluteJoint* joint : joints_) apply_box2d23_limit_rule(joint);
   world_->Step(static_cast<float>(1.0 / kFps), kVelocityIterations, kPositionIterations);
 
   // 3. Lidar: world-fixed rays from the hull origin, from straight down (i = 0) towards +x.

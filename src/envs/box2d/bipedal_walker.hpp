@@ -17,8 +17,10 @@
 // Port decisions: a new b2World every reset (Gymnasium reuses one; §2.3 [D]); any sleeping walker body is woken after
 // the motors are set, since 2.4.1's setters wake bodies only on a change of value where pybox2d's 2.3 always did
 // (§3.3 [D]); randomness from the framework Rng in Gymnasium's draw order (§0), clouds skipped.
-// Differences that cannot be removed (§3.3): 2.4.1's revolute-joint and edge-polygon solvers differ from 2.3's, so
-// trajectories match Gymnasium only statistically (§4's bands).
+// 2.3's joint-limit rule is emulated too (box2d23_limits.hpp): with 2.4.1's own limits the knees hold at their limit
+// and a walker can stand still for a whole episode, which Gymnasium's cannot. Differences that cannot be removed
+// (§3.3): 2.4.1's revolute-joint and edge-polygon solvers differ from 2.3's, so trajectories match Gymnasium only
+// statistically (§4's bands; the shifts measured: docs/RESULTS.md, "Box2D against Gymnasium").
 // Unlike Gymnasium (whose TimeLimit wrapper does it), the env truncates itself after max_episode_steps agent steps,
 // also on a step that terminates (both flags set then).
 #pragma once
@@ -46,6 +48,9 @@ struct BipedalWalkerConfig {
   int64_t max_episode_steps = 0;  ///< 0: the registered limit, 1600 normal and 2000 hardcore
   /// Wake sleeping walker bodies after setting the motors each step, as pybox2d's Box2D 2.3 setters do (§3.3).
   bool emulate_box2d23_wake = true;
+  /// Enable each joint limit only on steps that start with the joint at or past it, as Box2D 2.3 does
+  /// (box2d23_limits.hpp).
+  bool emulate_box2d23_limits = true;
 };
 
 /// How the episode ended, for tests and logging (§6: "fell / finished for the walker").

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "envs/box2d/box2d23_limits.hpp"
 #include "envs/box2d/contact_detector.hpp"
 #include "envs/box2d/lunar_lander_forces.hpp"
 
@@ -224,6 +225,8 @@ double LunarLander::simulate(double main_power, double side_direction, double si
   if (side_power > 0.0) apply(lander_side_impulse(frame, side_direction, side_power));
 
   // Step 6.
+  if (config_.emulate_box2d23_limits)
+    for (b2RevoluteJoint* joint : joints_) apply_box2d23_limit_rule(joint);
   world_->Step(static_cast<float>(1.0 / kFps), kVelocityIterations, kPositionIterations);
 
   // §1.4: the body origin (not the centre of mass), the centre-of-mass velocity, the unwrapped angle.

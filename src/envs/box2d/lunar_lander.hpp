@@ -14,7 +14,9 @@
 // Randomness: the framework Rng (reseeded by reset's seed) in Gymnasium's draw order (§1.2, §1.3), not numpy's
 // stream; set_draws_for_testing() substitutes chosen values for any group of draws.
 // Differences from Gymnasium that cannot be removed (§3.3): Box2D 2.4.1's revolute-joint and edge-polygon solvers
-// differ from pybox2d's 2.3, so trajectories agree with Gymnasium only statistically (§4's bands).
+// differ from pybox2d's 2.3 (only 2.3's joint-limit rule is emulated, box2d23_limits.hpp), so trajectories agree
+// with Gymnasium only statistically (§4's bands); random play scores about 25 lower (docs/RESULTS.md, "Box2D
+// against Gymnasium").
 // Unlike Gymnasium (whose TimeLimit wrapper does it), the env truncates itself after max_episode_steps agent steps,
 // also on a step that terminates (both flags set then).
 #pragma once
@@ -44,6 +46,9 @@ struct LunarLanderConfig {
   double turbulence_power = 1.5;   ///< N·m; Gymnasium warns outside [0, 2] but accepts it
   double initial_random = 1000.0;  ///< the reset push: a force of U(−r, r) N on each axis for one step
   int64_t max_episode_steps = 1000;
+  /// Enable each leg joint's limit only on steps that start with the joint at or past it, as Box2D 2.3 does
+  /// (box2d23_limits.hpp).
+  bool emulate_box2d23_limits = true;
 };
 
 /// How the episode ended, for tests and logging (§6 "info reports the terminal cause").
