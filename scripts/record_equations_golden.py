@@ -49,7 +49,8 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from record_memory_golden import (  # noqa: E402  (the format helpers of §1's recorder)
-    B, BIG, PREFIX, ROOT, STARTS, T, _fill_scalar, fill_values, sample_index, save, segments, starts_tensor)
+    B, BIG, PREFIX, ROOT, T, _fill_scalar, fill_values, layout_meta, prepare_recording, results_meta,
+    sample_index, save, segments, starts_tensor)
 
 PROG = "record_equations_golden.py"
 KF_PAPER = "papers/001_db5c26c4db2f02de.txt (anonymous version of Luis, Bottero, Vinogradska, Berkenkamp, Peters, " \
@@ -609,22 +610,9 @@ def record_case(name):
         "seed": seed,
         "recorded_with": {"torch": torch.__version__, "numpy": np.__version__, "device": "cpu", "threads": 1,
                           "dtype": "float64, results rounded once to float32"},
-        "T": T, "B": B, "D": D, "O": O, "prefix_steps": PREFIX,
-        "starts": {str(b): list(ts) for b, ts in STARTS.items()},
-        "segments": {str(b): segments(starts, b) for b in range(B)},
-        "size_threshold": big,
-        "parameters": params_info,
-        "state": case["state"],
+        **layout_meta(starts, D, O, big, params_info, case["state"]),
         **meta_extra,
-        "projection": {"shape": [T, B, O], "stored": "whole" if projection.numel() <= big else "fill",
-                       "fill": {"seed": proj_seed, "bound": math.sqrt(3.0),
-                                "bound_is": "sqrt(3): uniform with unit variance"}},
-        "fill_formula": "value[i] = float32(bound * (2.0 * (splitmix64(seed + i) >> 40) / 2**24 - 1.0)) in float64, "
-                        "i the flat row-major index, uint64 wrapping; splitmix64(x): x += 0x9E3779B97F4A7C15; "
-                        "z = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) * 0x94D049BB133111EB; "
-                        "return z ^ (z >> 31)",
-        "results": results_info,
-        "keys": {k: {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")} for k, v in out.items()},
+        **results_meta(out, projection, proj_seed, big, results_info),
         "semantics": (
             f"input x [T={T}, B={B}, D={D}] ~ N(0, 1) and prefix_input [{PREFIX}, B, D] ~ N(0, 1) from "
             f"torch.Generator().manual_seed({seed + 1}) (prefix first), float32. Parameters: float32, drawn from the "
@@ -786,7 +774,7 @@ def float32_drift(case, p, x, state_in, starts, v_th):
 
 def run_checks(name, case, out):
     p, x, state_in, starts, v_th = check_resets(name, case, out)
-    report = [f"starts = segment emulation (1e-12)"]
+    report = ["starts = segment emulation (1e-12)"]
     projection = fill_values(fill_seed(CASES[name][0], 999), math.sqrt(3.0), (T, B, case["O"])).double()
     grads = autograd_grads(case, p, x, state_in, starts, v_th, projection)
     for key, g in grads.items():
@@ -825,7 +813,6 @@ def run_checks(name, case, out):
             assert torch.allclose(m1, m2, atol=1e-12)
             report.append("Eq. (5)-(6) = Gaussian product; r → ∞ gives vSSM")
     else:
-        n = 1024
         # The surrogate: d/dz Θ(z) := 1/(1 + (πz)²).
         z = torch.linspace(-2, 2, 41, dtype=torch.float64, requires_grad=True)
         AtanSpike.apply(z).sum().backward()
@@ -869,9 +856,7 @@ def main():
         v = fill_values(s, bd, (100,))
         for i in (0, 1, 99):
             assert float(v[i]) == _fill_scalar(s, bd, i), (s, i)
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    os.makedirs(args.out, exist_ok=True)
+    prepare_recording(args.out)
     for n in names:
         out, meta = record_case(n)
         if "threshold_noise" in meta:

@@ -695,21 +695,8 @@ def record_case(name, ck):
         "constructor_note": case["ctor_note"],
         "seed": seed,
         "recorded_with": {"torch": torch.__version__, "numpy": np.__version__, "device": "cpu", "threads": 1},
-        "T": T, "B": B, "D": D, "O": O, "prefix_steps": PREFIX,
-        "starts": {str(b): list(ts) for b, ts in STARTS.items()},
-        "segments": {str(b): segments(starts, b) for b in range(B)},
-        "size_threshold": big,
-        "parameters": params_info,
-        "state": case["state"],
-        "projection": {"shape": [T, B, O], "stored": "whole" if projection.numel() <= big else "fill",
-                       "fill": {"seed": proj_seed, "bound": math.sqrt(3.0),
-                                "bound_is": "sqrt(3): uniform with unit variance"}},
-        "fill_formula": "value[i] = float32(bound * (2.0 * (splitmix64(seed + i) >> 40) / 2**24 - 1.0)) in float64, "
-                        "i the flat row-major index, uint64 wrapping; splitmix64(x): x += 0x9E3779B97F4A7C15; "
-                        "z = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) * 0x94D049BB133111EB; "
-                        "return z ^ (z >> 31)",
-        "results": results_info,
-        "keys": {k: {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")} for k, v in out.items()},
+        **layout_meta(starts, D, O, big, params_info, case["state"]),
+        **results_meta(out, projection, proj_seed, big, results_info),
         "semantics": (
             f"input x [T={T}, B={B}, D={D}] ~ N(0, 1) and prefix_input [{PREFIX}, B, D] ~ N(0, 1) from "
             f"torch.Generator().manual_seed({seed + 1}) (prefix first); the module is built after "
@@ -733,6 +720,42 @@ def record_case(name, ck):
         "mapping_to_rlm": case["mapping"],
     }
     return out, meta
+
+
+def layout_meta(starts, D, O, big, params_info, state):
+    """The json fields that describe a trace's batch, parameters and state, shared by every recorder of this format."""
+    return {
+        "T": T, "B": B, "D": D, "O": O, "prefix_steps": PREFIX,
+        "starts": {str(b): list(ts) for b, ts in STARTS.items()},
+        "segments": {str(b): segments(starts, b) for b in range(B)},
+        "size_threshold": big,
+        "parameters": params_info,
+        "state": state,
+    }
+
+
+def results_meta(out, projection, proj_seed, big, results_info):
+    """The json fields that describe a trace's projection, fill formula, results and stored keys."""
+    return {
+        "projection": {"shape": list(projection.shape), "stored": "whole" if projection.numel() <= big else "fill",
+                       "fill": {"seed": proj_seed, "bound": math.sqrt(3.0),
+                                "bound_is": "sqrt(3): uniform with unit variance"}},
+        "fill_formula": "value[i] = float32(bound * (2.0 * (splitmix64(seed + i) >> 40) / 2**24 - 1.0)) in float64, "
+                        "i the flat row-major index, uint64 wrapping; splitmix64(x): x += 0x9E3779B97F4A7C15; "
+                        "z = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) * 0x94D049BB133111EB; "
+                        "return z ^ (z >> 31)",
+        "results": results_info,
+        "keys": {k: {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")} for k, v in out.items()},
+    }
+
+
+def prepare_recording(out_dir):
+    """One CPU thread, deterministic kernels and no CUDA (SAM's STM would put its initial memories on a GPU if it saw
+    one), so that two runs write identical files."""
+    torch.set_num_threads(1)
+    torch.cuda.is_available = lambda: False
+    torch.use_deterministic_algorithms(True)
+    os.makedirs(out_dir, exist_ok=True)
 
 
 def checkout(args, key):
@@ -798,11 +821,7 @@ def main():
     install_stubs()
     # thaihungle/SHM's ray_shm.py calls the deprecated nn.init.xavier_uniform (same values as xavier_uniform_).
     warnings.filterwarnings("ignore", message=".*xavier_uniform.*", category=FutureWarning)
-    torch.set_num_threads(1)
-    # Everything runs on the CPU; SAM's STM would put its learned initial memories on a GPU if it saw one.
-    torch.cuda.is_available = lambda: False
-    torch.use_deterministic_algorithms(True)
-    os.makedirs(args.out, exist_ok=True)
+    prepare_recording(args.out)
     recorded = {}
     for n in names:
         out, meta = record_case(n, ck)

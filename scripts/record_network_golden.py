@@ -32,7 +32,6 @@ import argparse
 import contextlib
 import importlib
 import io
-import json
 import math
 import os
 import sys
@@ -591,10 +590,7 @@ def main():
 
     install_network_stubs()
     warnings.filterwarnings("ignore", message=".*xavier_uniform.*", category=FutureWarning)
-    torch.set_num_threads(1)
-    torch.cuda.is_available = lambda: False
-    torch.use_deterministic_algorithms(True)
-    os.makedirs(args.out, exist_ok=True)
+    rmg.prepare_recording(args.out)
     for n in names:
         out, meta = record_case(n, ck, args.seeds)
         path = rmg.save(out, meta, args.out)
