@@ -9,10 +9,12 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <string_view>
 
 #include "app/commands.hpp"
 #include "core/cpu_isa.hpp"
 #include "core/error.hpp"
+#include "core/stop_signal.hpp"
 
 namespace {
 
@@ -39,6 +41,28 @@ constexpr const char* kUsage = R"(usage: rlm <command> [options]
 )";
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+/// Whether this process trains a run (`train`, or a sweep's `--only I` worker or array task) and so takes SIGINT and
+/// SIGTERM as a request to stop through a checkpoint (core/stop_signal.hpp).
+bool trains_a_run(int argc, char** argv) {
+  if (argc < 2) return false;
+  const std::string_view command = argv[1];
+  if (command == "train") return true;
+  if (command != "sweep" && command != "reproduce") return false;
+  bool only = false, dry_run = false;
+  for (int i = 2; i < argc; ++i) {
+    only = only || std::string_view(argv[i]) == "--only";
+    dry_run = dry_run || std::string_view(argv[i]) == "--dry-run";
+  }
+  return only && !dry_run;
+}
+
+// Run from .preinit_array: before any shared library's initializer, since libtorch's take most of the 0.4 s between
+// exec and main, and a SIGTERM then (a sweep stopped just after it started a worker) must still give exit 143.
+void install_stop_handlers_first(int argc, char** argv, char** /*envp*/) {
+  if (trains_a_run(argc, argv)) rlm::install_stop_handlers();
+}
+[[gnu::section(".preinit_array"), gnu::used]] void (*const kPreinit)(int, char**, char**) = install_stop_handlers_first;
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -22,6 +23,8 @@
 #include "core/atomic_file.hpp"
 #include "core/config_io.hpp"
 #include "core/error.hpp"
+#include "core/run_lock.hpp"
+#include "core/stop_signal.hpp"
 
 extern char** environ;
 
@@ -98,38 +101,131 @@ std::string last_error_line(const fs::path& log, std::uintmax_t offset) {
   return error.empty() ? last : error;
 }
 
+// ---- what the sweep's folder holds ----
+fs::path run_dir_of(const SweepJob& job, const sweep::SweepRun& run) { return job.dir / "runs" / run.id; }
+
+bool has_checkpoint(const fs::path& run_dir) {
+  std::error_code ec;
+  return fs::is_directory(run_dir / "checkpoints", ec) && !fs::is_empty(run_dir / "checkpoints", ec);
+}
+
+/// A run whose folder holds training done with other values than the sweep file now gives it: what differs, as
+/// "key old -> new" items. Empty when the folder has nothing to keep (no done.json, no checkpoint) or agrees.
+std::vector<std::string> changed_values(const sweep::SweepRun& run, const fs::path& run_dir) {
+  std::error_code ec;
+  if (!fs::exists(run_dir / "done.json", ec) && !has_checkpoint(run_dir)) return {};
+  if (!fs::exists(run_dir / "config.yaml", ec)) return {};
+  const auto trained = config_values(load_config(run_dir / "config.yaml"));
+  const auto wanted = config_values(load_config(run.config, run.overrides));
+  std::vector<std::string> changes;
+  for (const auto& [key, value] : wanted) {
+    const auto it = trained.find(key);
+    const std::string old = it == trained.end() ? "(absent)" : it->second;
+    if (old != value) changes.push_back(fmt::format("{} {} -> {}", key, old, value));
+  }
+  for (const auto& [key, value] : trained)
+    if (!wanted.contains(key)) changes.push_back(fmt::format("{} {} -> (absent)", key, value));
+  return changes;
+}
+
+/// Empties a locked run folder, keeping only the lock file.
+void clear_run_folder(const fs::path& run_dir) {
+  for (const auto& entry : fs::directory_iterator(run_dir))
+    if (entry.path().filename() != ".lock") fs::remove_all(entry.path());
+}
+
+/// "run I (id): key old -> new, ..." with at most three of the changes.
+std::string describe_changes(const sweep::SweepRun& run, const std::vector<std::string>& changes) {
+  std::string items = changes.front();
+  for (size_t i = 1; i < std::min<size_t>(changes.size(), 3); ++i) items += ", " + changes[i];
+  if (changes.size() > 3) items += fmt::format(" and {} more", changes.size() - 3);
+  return fmt::format("run {} ({}): {}", run.index, run.id, items);
+}
+
+[[noreturn]] void refuse_changed_runs(const SweepJob& job, size_t changed, const std::vector<std::string>& described) {
+  std::string list = described.front();
+  for (size_t i = 1; i < described.size(); ++i) list += "; " + described[i];
+  if (changed > described.size()) list += fmt::format("; and {} more runs", changed - described.size());
+  throw ConfigError(fmt::format(
+      "{}: {} run(s) in {} were trained with other values than the sweep file now gives ({}); add --rerun-changed "
+      "to train them again, or give the edited sweep a new --out folder",
+      job.spec.file.string(), changed, (job.dir / "runs").string(), list));
+}
+
+/// Before a sweep starts its workers or emits its array: refuses (ConfigError) when runs in the folder were trained
+/// with values the sweep file no longer gives, unless `rerun_changed`, which empties those folders (each under its
+/// lock, so never one in use) so that they train again.
+void check_unchanged_runs(const SweepJob& job, bool rerun_changed) {
+  std::vector<std::string> described;
+  size_t changed = 0;
+  for (const auto& run : job.runs) {
+    const fs::path dir = run_dir_of(job, run);
+    const auto changes = changed_values(run, dir);
+    if (changes.empty()) continue;
+    ++changed;
+    if (rerun_changed) {
+      const RunFolderLock lock(dir);
+      clear_run_folder(dir);
+      fmt::print("[sweep] run {} ({}) was trained with other values ({}); it trains again\n", run.index, run.id,
+                 changes.front());
+    } else if (described.size() < 3) {
+      described.push_back(describe_changes(run, changes));
+    }
+  }
+  if (!rerun_changed && changed > 0) refuse_changed_runs(job, changed, described);
+}
+
 // ---- one run (--only I): what a worker and a Slurm array task do ----
-int run_one(const SweepJob& job, int index, bool dry_run) {
+int run_one(const SweepJob& job, int index, bool dry_run, bool rerun_changed) {
   if (index < 0 || index >= static_cast<int>(job.runs.size()))
     throw UsageError(
         fmt::format("--only {}: the sweep has {} runs (0 to {})", index, job.runs.size(), job.runs.size() - 1));
   const sweep::SweepRun& run = job.runs[static_cast<size_t>(index)];
-  const fs::path& sweep_dir = job.dir;
-  const fs::path dir = sweep_dir / "runs" / run.id;
-  if (fs::exists(dir / "done.json")) {
-    fmt::print("[sweep] run {} ({}) is finished; skipped\n", run.index, run.id);
+  const fs::path dir = run_dir_of(job, run);
+  if (dry_run) {
+    if (fs::exists(dir / "done.json")) {
+      fmt::print("[sweep] run {} ({}) is finished; skipped\n", run.index, run.id);
+    } else {
+      fmt::print("{}\n", has_checkpoint(dir) ? "rlm train --resume " + quote(dir.string())
+                                             : train_command_line(run) + "  # run folder " + dir.string());
+    }
     return 0;
   }
-  const bool has_checkpoint = fs::is_directory(dir / "checkpoints") && !fs::is_empty(dir / "checkpoints");
-  if (dry_run) {
-    fmt::print("{}\n", has_checkpoint ? "rlm train --resume " + quote(dir.string())
-                                      : train_command_line(run) + "  # run folder " + dir.string());
+  install_stop_handlers();  // before anything slow, so that an early SIGTERM still stops through exit 143
+  stop_with_sweep_parent();
+  // The folder's lock first: another process (a second sweep on the same folder, a stray worker) may be training
+  // this run, and nothing here may read its state for a decision, delete it or write into it.
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError(fmt::format("cannot create run folder '{}': {}", dir.string(), ec.message()));
+  std::optional<RunFolderLock> lock;
+  try {
+    lock.emplace(dir);
+  } catch (const RunFolderInUse& e) {
+    fmt::print("[sweep] run {} ({}) is in use by {}; not started\n", run.index, run.id,
+               e.holder.empty() ? std::string("another process") : "pid " + e.holder);
+    return kExitRunInUse;
+  }
+  if (const auto changes = changed_values(run, dir); !changes.empty()) {
+    if (!rerun_changed) refuse_changed_runs(job, 1, {describe_changes(run, changes)});
+    clear_run_folder(dir);
+  }
+  if (fs::exists(dir / "done.json")) {
+    fmt::print("[sweep] run {} ({}) is finished; skipped\n", run.index, run.id);
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
   int status = 0;
   try {
-    if (has_checkpoint) {
-      status = resume_run(dir, {});
+    if (has_checkpoint(dir)) {
+      status = resume_run(dir, {}, &*lock);
     } else {
       // Died before its first checkpoint, or never started: nothing in the folder is worth keeping.
-      fs::remove_all(dir);
-      fs::create_directories(dir.parent_path());
-      status = train_new_run(run.config.string(), run.overrides, dir);
+      clear_run_folder(dir);
+      status = train_new_run_in(run.config.string(), run.overrides, dir, *lock);
     }
   } catch (const std::exception& e) {
-    if (fs::is_directory(dir))
-      write_file_atomic(dir / "failed.json", nlohmann::json{{"index", run.index}, {"error", e.what()}}.dump(2));
+    write_file_atomic(dir / "failed.json", nlohmann::json{{"index", run.index}, {"error", e.what()}}.dump(2));
     throw;
   }
   if (status == 0) {
@@ -168,11 +264,30 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  // The workers learn the sweep's pid: they stop (through a checkpoint) when it dies, and do not take its forwarded
+  // copy of a signal for a second one (core/stop_signal.hpp).
+  std::vector<std::string> env_s = {fmt::format("{}={}", kSweepParentVariable, getpid())};
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!std::string_view(*e).starts_with(std::string(kSweepParentVariable) + "=")) env_s.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  // SIGINT and SIGTERM blocked until the worker's handlers are in (core/stop_signal.cpp): a stop sent while it
+  // loads then waits for them instead of killing it.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  posix_spawnattr_setsigmask(&attributes, &stops);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
   // /proc/self/exe, not the path: every worker runs the program this sweep started with, even when a rebuild has
   // replaced the file on disk during a sweep of many hours.
-  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (rc != 0) throw UsageError(fmt::format("cannot start a worker for run {}: {}", run.id, std::strerror(rc)));
   return pid;
 }
@@ -208,7 +323,7 @@ int run_local(const SweepJob& job, int jobs) {
 
   std::map<pid_t, Child> children;
   size_t next = 0;
-  int finished = 0, failed = 0, stopped = 0;
+  int finished = 0, failed = 0, stopped = 0, busy = 0;
   bool forwarded = false;
   while (next < queue.size() || !children.empty()) {
     while (!g_sweep_stop && next < queue.size() && static_cast<int>(children.size()) < jobs) {
@@ -243,6 +358,10 @@ int run_local(const SweepJob& job, int jobs) {
       // `rlm train` stopped by SIGINT/SIGTERM (ours, or someone else's): checkpointed, so a rerun resumes it.
       ++stopped;
       fmt::print("[sweep] stopped {} (exit {}; its checkpoint is kept)\n", child.run->id, WEXITSTATUS(wstatus));
+    } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kExitRunInUse) {
+      // Another process trains it (a second sweep on this folder, or a worker of an earlier one): left alone.
+      ++busy;
+      fmt::print("[sweep] not started {}: {}\n", child.run->id, last_error_line(log, child.log_offset));
     } else if (WIFSIGNALED(wstatus)) {
       ++failed;
       fmt::print("[sweep] FAILED {}: killed by signal {} ({}){}  [log: {}]\n", child.run->id, WTERMSIG(wstatus),
@@ -256,16 +375,17 @@ int run_local(const SweepJob& job, int jobs) {
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
-  const int left = static_cast<int>(queue.size()) - finished - failed;
+  const int left = static_cast<int>(queue.size()) - finished - failed - busy;
   if (g_sweep_stop) {
     fmt::print("[sweep] interrupted: {} finished, {} failed, {} left; rerun the same command to continue\n", finished,
                failed, left);
     return 128 + g_sweep_stop;
   }
-  fmt::print("[sweep] {} of {} runs finished{}{}; collect with: rlm {} --collect\n", already + finished, runs.size(),
+  fmt::print("[sweep] {} of {} runs finished{}{}{}; collect with: rlm {} --collect\n", already + finished, runs.size(),
              stopped ? fmt::format(", {} stopped (rerun the same command to resume them)", stopped) : "",
+             busy ? fmt::format(", {} in use by another process (not touched)", busy) : "",
              failed ? fmt::format(", {} FAILED", failed) : "", shell_words(job.child_command));
-  return failed || stopped ? 1 : 0;
+  return failed || stopped || busy ? 1 : 0;
 }
 
 // ---- Slurm ----
@@ -356,8 +476,10 @@ void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm) {
 }
 
 int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<fs::path>& emit_dir) {
-  if (const auto only = count_flag(parsed, "only")) return run_one(job, *only, parsed.has("dry-run"));
+  const bool rerun_changed = parsed.has("rerun-changed");
+  if (const auto only = count_flag(parsed, "only")) return run_one(job, *only, parsed.has("dry-run"), rerun_changed);
   const int threads = check_run_configs(job);  // every run's config, before anything starts
+  if (!parsed.has("dry-run")) check_unchanged_runs(job, rerun_changed);  // before sweep.json claims the new values
   if (emit_dir) {
     emit_slurm(job, *emit_dir, threads);
     return 0;

@@ -2,7 +2,8 @@
 // <dir>/runs/<id>, trained by a child `rlm <child_command> --only I` whose output goes to <dir>/logs/<id>.log; the
 // same --only I is what Slurm array task I runs. A run with done.json is finished and skipped; one with a checkpoint
 // is resumed from it; one without (it died before its first checkpoint) starts again. A run that fails leaves
-// failed.json with its error.
+// failed.json with its error. A worker takes its run folder's lock before it looks inside, so a folder that another
+// process trains (a second sweep on the same folder) is never deleted or written: that run is reported as in use.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -25,7 +26,9 @@ struct SweepJob {
 /// The flags every sweep-running command takes, besides its own.
 inline const std::vector<std::string> kRunnerFlags = {"jobs", "only", "partition", "time",       "gpus",
                                                       "cpus", "mem",  "account",   "concurrency"};
-inline const std::vector<std::string> kRunnerSwitches = {"dry-run"};
+inline const std::vector<std::string> kRunnerSwitches = {"dry-run", "rerun-changed"};
+/// A worker's exit status when another process holds its run's folder (EX_TEMPFAIL): the run is left alone.
+inline constexpr int kExitRunInUse = 75;
 
 /// Takes `--emit slurm DIR` (two values) out of `raw`; the rest is parsed as usual.
 Args split_emit(const Args& raw, std::optional<std::filesystem::path>& emit_dir);
@@ -35,7 +38,9 @@ void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm);
 std::optional<int> count_flag(const ParsedArgs& parsed, const char* name);
 
 /// --only I (one run, in this process), --emit slurm DIR, --dry-run, or every run with --jobs N local workers
-/// (default: the cores over the runs' experiment.torch_threads). Every run's config is loaded before anything starts.
+/// (default: the cores over the runs' experiment.torch_threads). Every run's config is loaded before anything starts,
+/// and runs already trained with other values than the sweep file now gives are refused (--rerun-changed: trained
+/// again from scratch).
 /// Returns the exit status: 0 when every run finished, 1 when some failed, 128 + signal when interrupted.
 int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<std::filesystem::path>& emit_dir);
 

@@ -20,30 +20,19 @@
 #include "core/error.hpp"
 #include "core/resume_policy.hpp"
 #include "core/run_lock.hpp"
+#include "core/stop_signal.hpp"
 
 namespace rlm::app {
 namespace fs = std::filesystem;
 namespace {
 
-// SIGINT or SIGTERM asks the trainer to stop: it checks at every env step and minibatch, so it stops within
-// seconds, keeping the last checkpoint (or writing the state the current iteration started from). A second signal
-// kills the process at once (the first restores the default action).
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-extern "C" void request_stop(int signal) {
-  g_stop_signal = signal;
-  std::signal(signal, SIG_DFL);
-}
-
 /// 0 when training finished, else the shell's exit status for the signal that stopped it (130 SIGINT, 143 SIGTERM).
+/// The stop handlers were installed when the command started (core/stop_signal.hpp); a signal that came while the
+/// trainer was being built stops it at its first check.
 int train_until_done_or_stopped(agents::Trainer& trainer, const fs::path& run_dir) {
-  g_stop_signal = 0;
-  std::signal(SIGINT, request_stop);
-  std::signal(SIGTERM, request_stop);
-  const auto summary = trainer.train([] { return g_stop_signal != 0; });
-  const int signal = g_stop_signal;
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  const auto summary = trainer.train([] { return stop_signal() != 0; });
+  const int signal = stop_signal();
+  restore_default_stop_handlers();
   if (summary.interrupted) {
     fmt::print(
         "[train] stopped at {} env steps (iteration {}); the newest checkpoint is kept. Continue with:\n"
@@ -80,10 +69,12 @@ void report_leftovers(const fs::path& run_dir) {
 
 }  // namespace
 
-int resume_run(const fs::path& run_dir, const std::vector<std::string>& overrides) {
+int resume_run(const fs::path& run_dir, const std::vector<std::string>& overrides, const RunFolderLock* held) {
   std::error_code ec;
   if (!fs::is_directory(run_dir, ec)) throw UsageError(fmt::format("run folder '{}' not found", run_dir.string()));
-  const RunFolderLock lock(run_dir);  // before anything in the folder is read for writing or written
+  // Before anything in the folder is read for writing or written.
+  std::optional<RunFolderLock> lock;
+  if (held == nullptr) lock.emplace(run_dir);
   const fs::path config_file = run_dir / "config.yaml";
   const Config saved = load_config(config_file);
   ConfigOrigins origins;
@@ -101,6 +92,19 @@ int resume_run(const fs::path& run_dir, const std::vector<std::string>& override
   return train_until_done_or_stopped(*trainer, run_dir);
 }
 
+namespace {
+
+/// Writes the config and trains; `run_dir` exists and is locked.
+int train_in_locked_folder(const Config& config, agents::Trainer& trainer, const fs::path& run_dir) {
+  write_file_atomic(run_dir / "config.yaml", to_yaml(config));
+  fmt::print("[train] run folder {}\n", run_dir.string());
+  if (const int status = train_until_done_or_stopped(trainer, run_dir); status != 0) return status;
+  fmt::print("[train] evaluate with: ./rlm eval --run {} --episodes 100\n", run_dir.string());
+  return 0;
+}
+
+}  // namespace
+
 int train_new_run(const std::string& config_file, const std::vector<std::string>& overrides,
                   const std::optional<fs::path>& run_dir_or_new) {
   ConfigOrigins origins;
@@ -114,14 +118,19 @@ int train_new_run(const std::string& config_file, const std::vector<std::string>
   fs::create_directories(run_dir, ec);
   if (ec) throw UsageError(fmt::format("cannot create run folder '{}': {}", run_dir.string(), ec.message()));
   const RunFolderLock lock(run_dir);
-  write_file_atomic(run_dir / "config.yaml", to_yaml(config));
-  fmt::print("[train] run folder {}\n", run_dir.string());
-  if (const int status = train_until_done_or_stopped(*trainer, run_dir); status != 0) return status;
-  fmt::print("[train] evaluate with: ./rlm eval --run {} --episodes 100\n", run_dir.string());
-  return 0;
+  return train_in_locked_folder(config, *trainer, run_dir);
+}
+
+int train_new_run_in(const std::string& config_file, const std::vector<std::string>& overrides,
+                     const fs::path& run_dir, const RunFolderLock& /*held*/) {
+  ConfigOrigins origins;
+  const Config config = load_config(config_file, overrides, &origins);
+  auto trainer = make_trainer(config, run_dir, origins, config_file);
+  return train_in_locked_folder(config, *trainer, run_dir);
 }
 
 int train_command(const Args& args) {
+  install_stop_handlers();  // first: a SIGTERM while configs and torch load must still give exit 143
   const auto parsed = parse_args(args, {"config", "resume"}, {}, /*allow_overrides=*/true);
   const auto config_file = parsed.get("config");
   const auto resume_dir = parsed.get("resume");

@@ -26,11 +26,11 @@ RunFolderLock::RunFolderLock(const std::filesystem::path& run_dir) {
     ::close(fd_);
     fd_ = -1;
     if (err == EWOULDBLOCK) {
-      const std::string holder = n > 0 ? fmt::format(" (pid {})", std::string(pid, static_cast<size_t>(n))) : "";
-      throw UsageError(
-          fmt::format("run folder '{}' is in use by another rlm process{}; wait for it to finish or "
-                      "stop it first",
-                      run_dir.string(), holder));
+      const std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
+      throw RunFolderInUse(fmt::format("run folder '{}' is in use by another rlm process{}; wait for it to finish or "
+                                       "stop it first",
+                                       run_dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder)),
+                           holder);
     }
     throw UsageError(fmt::format("cannot lock run folder '{}': {}", run_dir.string(), std::strerror(err)));
   }

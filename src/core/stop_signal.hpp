@@ -1,0 +1,31 @@
+// SIGINT and SIGTERM as a request to stop, for the processes that train (`rlm train`, a sweep's worker): the
+// trainer polls stop_signal() at every env step and minibatch, checkpoints and returns, and the process exits with
+// 128 + signal. A second signal kills at once, with two exceptions that are the same stop arriving twice:
+// - the copy a sweep forwards to its workers (sender = the sweep, named by RLM_SWEEP_PARENT): a SIGTERM to the
+//   sweep's process group, as timeout, systemd and Slurm send it, reaches a worker directly and through its sweep;
+// - the parent-death signal a worker asks for, which the kernel sends in the dying sweep's name.
+// The handlers go in first thing, before configs and torch load (src/app/main.cpp, from .preinit_array), so that an
+// early SIGTERM gives exit 143 too.
+#pragma once
+#include <sys/types.h>
+
+namespace rlm {
+
+/// The environment variable through which a sweep tells its workers its pid.
+inline constexpr const char* kSweepParentVariable = "RLM_SWEEP_PARENT";
+
+/// Installs the SIGINT/SIGTERM handlers (idempotent: a request that came earlier is kept), then unblocks both: a
+/// sweep spawns its workers with them blocked, which closes the last window, the few ms the dynamic loader takes.
+void install_stop_handlers();
+/// Restores the default actions.
+void restore_default_stop_handlers();
+/// 0 while no stop was asked for, else the first signal (SIGINT or SIGTERM).
+int stop_signal();
+
+/// For a sweep's worker: the sweep's pid from RLM_SWEEP_PARENT (its forwarded signals are not a "second" one), and
+/// SIGTERM when the sweep dies, so that a kill -9 of the sweep stops its workers through a checkpoint instead of
+/// leaving them training as orphans. If the sweep is already gone, the stop is requested at once. No-op without
+/// the variable (a Slurm task, or `--only` by hand). Call after install_stop_handlers().
+void stop_with_sweep_parent();
+
+}  // namespace rlm
