@@ -247,6 +247,9 @@ nlohmann::json OffPolicyTrainer::trainer_state() const {
           {"iteration_success", iteration_success_},
           {"next_eval_episodes", next_eval_episodes_},
           {"elapsed_seconds", elapsed_seconds_},
+          {"tail_pending", tail_pending_},
+          {"tail_seconds", tail_seconds_},
+          {"tail_collect_seconds", tail_collect_seconds_},
           {"env_episode_counters", envs_->episode_counters()},
           {"eval_episode_counters", eval_envs_->episode_counters()},
           {"train_split_eval_episode_counters",
@@ -287,6 +290,9 @@ ResumeReport OffPolicyTrainer::resume() {
   iteration_success_ = state.value("iteration_success", 0.0);  // absent in checkpoints written before success
   next_eval_episodes_ = state.at("next_eval_episodes");
   elapsed_seconds_ = state.at("elapsed_seconds");
+  tail_pending_ = state.value("tail_pending", false);  // absent before a stop could fall inside an evaluation
+  tail_seconds_ = state.value("tail_seconds", 0.0);
+  tail_collect_seconds_ = state.value("tail_collect_seconds", 0.0);
   envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
   eval_envs_->set_episode_counters(state.at("eval_episode_counters").get<std::vector<uint64_t>>());
   // Absent in checkpoints written before the training-split evaluation: its envs then start from episode 0.
@@ -471,7 +477,9 @@ int64_t OffPolicyTrainer::updates_due(int64_t new_steps, bool warmup_just_ended)
   return static_cast<int64_t>(std::ceil(ratio * static_cast<double>(new_steps)));
 }
 
-OffPolicyTrainer::EvalResult OffPolicyTrainer::evaluate(envs::VecEnv& envs, uint64_t split) {
+std::optional<OffPolicyTrainer::EvalResult> OffPolicyTrainer::evaluate(envs::VecEnv& envs, uint64_t split,
+                                                                       const std::function<bool()>& stop) {
+  const auto counters = envs.episode_counters();
   agent_->eval();
   // Split 0 (the eval envs) keeps the streams it had before the training-split evaluation existed.
   const auto memory_stream = split == 0 ? stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_)})
@@ -487,28 +495,33 @@ OffPolicyTrainer::EvalResult OffPolicyTrainer::evaluate(envs::VecEnv& envs, uint
     tally.add(r);
     if (r.task >= 0) tasks_played.insert(r.task);
   };
+  bool complete = true;
   if (const int tasks = each_task_evaluation_tasks(envs, split); tasks > 0) {
     // pomdp-baselines' evaluate(): every held-out task once, and train_tasks[:n_eval] once each. Round k pins task
     // k·N + i on env i; the rounds share the generator, which goes on from one to the next.
     const int n = envs.num_envs();
-    for (int first = 0; first < tasks; first += n) {
+    for (int first = 0; first < tasks && complete; first += n) {
       std::vector<int64_t> quota(static_cast<size_t>(n), 0);
       for (int i = 0; i < n && first + i < tasks; ++i) {
         envs.pin_task(i, first + i);
         quota[static_cast<size_t>(i)] = 1;
       }
-      run_episodes(envs, policy, spec_, quota, /*deterministic=*/true, generator, false, on_episode);
+      complete = run_episodes(envs, policy, spec_, quota, /*deterministic=*/true, generator, false, on_episode, stop);
     }
     for (int i = 0; i < n; ++i) envs.pin_task(i, -1);
   } else {
-    run_episodes(envs, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, envs.num_envs()),
-                 /*deterministic=*/true, generator, false, on_episode);
+    complete = run_episodes(envs, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, envs.num_envs()),
+                            /*deterministic=*/true, generator, false, on_episode, stop);
   }
   agent_->train();
+  if (!complete) {
+    envs.set_episode_counters(counters);
+    return std::nullopt;
+  }
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  return {tally.mean_return(), tally.std_return(), envs.reports_success() ? tally.success_rate() : nan,
-          static_cast<double>(tally.episodes()),
-          envs.split_size() > 0 ? static_cast<double>(tasks_played.size()) : nan};
+  return EvalResult{tally.mean_return(), tally.std_return(), envs.reports_success() ? tally.success_rate() : nan,
+                    static_cast<double>(tally.episodes()),
+                    envs.split_size() > 0 ? static_cast<double>(tasks_played.size()) : nan};
 }
 
 int OffPolicyTrainer::each_task_evaluation_tasks(const envs::VecEnv& envs, uint64_t split) const {
@@ -531,87 +544,103 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
 
-  while (pending_updates_ > 0 || env_steps_ < total) {
-    const auto start = std::chrono::steady_clock::now();
-    int64_t new_episodes = 0;
-    if (pending_updates_ == 0) {
-      // ---- collect: every env plays one episode ----
-      const bool warmup = episodes_ < op.warmup_episodes;
-      const auto counters = envs_->episode_counters();
-      std::vector<EpisodeRecord> records;
-      const auto generator = generator_for(stream({kTorchStream, static_cast<uint64_t>(iteration_)}));
-      agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking.md §1.2)
-      seed_memory_streams(*agent_, stream({kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
-      OffPolicyActingPolicy actor_policy(agent_, config_, device_);
-      UniformRandomPolicy random_policy(spec_);
-      ActingPolicy& policy = warmup ? static_cast<ActingPolicy&>(random_policy) : actor_policy;
-      progress.phase(
-          [&] { return fmt::format("iter {}: {} episodes", iteration_ + 1, warmup ? "warm-up" : "acting"); });
-      const bool complete = run_episodes(
-          *envs_, policy, spec_, std::vector<int64_t>(envs_->num_envs(), 1), false, generator, true,
-          [&](EpisodeRecord&& r) { records.push_back(std::move(r)); }, stopped);
-      agent_->train();
-      if (!complete) {  // nothing of this iteration is kept: the state is the one it started from
-        envs_->set_episode_counters(counters);
+  while (tail_pending_ || pending_updates_ > 0 || env_steps_ < total) {
+    if (!tail_pending_) {
+      const auto start = std::chrono::steady_clock::now();
+      if (pending_updates_ == 0) {
+        // ---- collect: every env plays one episode ----
+        const bool warmup = episodes_ < op.warmup_episodes;
+        const auto counters = envs_->episode_counters();
+        std::vector<EpisodeRecord> records;
+        const auto generator = generator_for(stream({kTorchStream, static_cast<uint64_t>(iteration_)}));
+        agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking.md §1.2)
+        seed_memory_streams(*agent_, stream({kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
+        OffPolicyActingPolicy actor_policy(agent_, config_, device_);
+        UniformRandomPolicy random_policy(spec_);
+        ActingPolicy& policy = warmup ? static_cast<ActingPolicy&>(random_policy) : actor_policy;
+        progress.phase(
+            [&] { return fmt::format("iter {}: {} episodes", iteration_ + 1, warmup ? "warm-up" : "acting"); });
+        const bool complete = run_episodes(
+            *envs_, policy, spec_, std::vector<int64_t>(envs_->num_envs(), 1), false, generator, true,
+            [&](EpisodeRecord&& r) { records.push_back(std::move(r)); }, stopped);
+        agent_->train();
+        if (!complete) {  // nothing of this iteration is kept: the state is the one it started from
+          envs_->set_episode_counters(counters);
+          stop_here();
+          break;
+        }
+        int64_t new_steps = 0;
+        EpisodeTally tally;
+        for (const auto& r : records) {
+          // goal_states is empty unless the env reports them (meta-RL): pomdp-baselines' per-step terminal flags.
+          replay_->add_episode(
+              r.obs, r.actions, r.rewards, r.terminated,
+              op.goal_state_terminal ? std::span<const uint8_t>(r.goal_states) : std::span<const uint8_t>());
+          new_steps += r.length;
+          tally.add(r);
+        }
+        const auto new_episodes = static_cast<int64_t>(records.size());
+        env_steps_ += new_steps;
+        episodes_ += new_episodes;
+        iteration_return_ = tally.mean_return();
+        iteration_length_ = static_cast<double>(new_steps) / static_cast<double>(new_episodes);
+        iteration_success_ = tally.success_rate();
+        iteration_stats_ = {};
+        const bool warmup_done = episodes_ >= op.warmup_episodes;
+        pending_updates_ = !warmup_done ? 0 : updates_due(new_steps, /*warmup_just_ended=*/warmup);
+      }
+      const auto collect_end = std::chrono::steady_clock::now();
+
+      // ---- updates ----
+      while (pending_updates_ > 0) {
+        if (stopped()) break;
+        progress.phase([&] { return fmt::format("iter {}: {} updates to go", iteration_ + 1, pending_updates_); });
+        const ReplayBatch batch = sample_batch(updates_);
+        const auto generator = generator_for(stream({kUpdateStream, static_cast<uint64_t>(updates_)}));
+        seed_memory_streams(*agent_, stream({kMemoryStream, 1, static_cast<uint64_t>(updates_)}));
+        iteration_stats_.add(update(batch, generator));
+        ++updates_;
+        --pending_updates_;
+      }
+      if (pending_updates_ > 0) {  // stopped between two updates: the checkpoint keeps the updates still due
         stop_here();
         break;
       }
-      int64_t new_steps = 0;
-      EpisodeTally tally;
-      for (const auto& r : records) {
-        // goal_states is empty unless the env reports them (meta-RL): pomdp-baselines' per-step terminal flags.
-        replay_->add_episode(
-            r.obs, r.actions, r.rewards, r.terminated,
-            op.goal_state_terminal ? std::span<const uint8_t>(r.goal_states) : std::span<const uint8_t>());
-        new_steps += r.length;
-        tally.add(r);
-      }
-      new_episodes = static_cast<int64_t>(records.size());
-      env_steps_ += new_steps;
-      episodes_ += new_episodes;
-      iteration_return_ = tally.mean_return();
-      iteration_length_ = static_cast<double>(new_steps) / static_cast<double>(new_episodes);
-      iteration_success_ = tally.success_rate();
-      iteration_stats_ = {};
-      const bool warmup_done = episodes_ >= op.warmup_episodes;
-      pending_updates_ = !warmup_done ? 0 : updates_due(new_steps, /*warmup_just_ended=*/warmup);
+      ++iteration_;
+      const auto end = std::chrono::steady_clock::now();
+      tail_seconds_ = std::chrono::duration<double>(end - start).count();
+      tail_collect_seconds_ = std::chrono::duration<double>(collect_end - start).count();
+      elapsed_seconds_ += tail_seconds_;
+      summary.rollout_seconds += tail_collect_seconds_;
+      summary.update_seconds += tail_seconds_ - tail_collect_seconds_;
+      tail_pending_ = true;
     }
-    const auto collect_end = std::chrono::steady_clock::now();
 
-    // ---- updates ----
-    while (pending_updates_ > 0) {
-      if (stopped()) break;
-      progress.phase([&] { return fmt::format("iter {}: {} updates to go", iteration_ + 1, pending_updates_); });
-      const ReplayBatch batch = sample_batch(updates_);
-      const auto generator = generator_for(stream({kUpdateStream, static_cast<uint64_t>(updates_)}));
-      seed_memory_streams(*agent_, stream({kMemoryStream, 1, static_cast<uint64_t>(updates_)}));
-      iteration_stats_.add(update(batch, generator));
-      ++updates_;
-      --pending_updates_;
-    }
-    if (pending_updates_ > 0) {  // stopped between two updates: the checkpoint keeps the updates still due
-      stop_here();
-      break;
-    }
+    // ---- the iteration's tail: evaluation, metrics row, checkpoint ----
     OffPolicyUpdateStats stats = iteration_stats_;
     stats.finish();
     const double mean_return = iteration_return_, mean_length = iteration_length_;
-    ++iteration_;
-    const auto end = std::chrono::steady_clock::now();
-    const double seconds = std::chrono::duration<double>(end - start).count();
-    const double collect_seconds = std::chrono::duration<double>(collect_end - start).count();
-    elapsed_seconds_ += seconds;
-    summary.rollout_seconds += collect_seconds;
-    summary.update_seconds += seconds - collect_seconds;
-
+    const double seconds = tail_seconds_, collect_seconds = tail_collect_seconds_;
     EvalResult eval{nan, nan, nan, nan, nan}, train_split_eval{nan, nan, nan, nan, nan};
     // Every eval_interval episodes, and once more at the end, so that every run (a short --budget one too) ends
-    // with its final policy's score.
+    // with its final policy's score. A stop during it (evaluations can be long) keeps tail_pending_ in the
+    // checkpoint, and the resumed run plays the same evaluation.
     if (op.eval_interval > 0 && (episodes_ >= next_eval_episodes_ || env_steps_ >= total)) {
-      eval = evaluate(*eval_envs_, 0);
-      if (train_split_eval_envs_) train_split_eval = evaluate(*train_split_eval_envs_, 1);
+      progress.phase([&] { return fmt::format("iter {}: evaluating", iteration_); });
+      const auto eval_counters = eval_envs_->episode_counters();
+      const auto held_out = evaluate(*eval_envs_, 0, stopped);
+      const auto train_split = held_out && train_split_eval_envs_ ? evaluate(*train_split_eval_envs_, 1, stopped)
+                                                                  : std::optional<EvalResult>(train_split_eval);
+      if (!held_out || !train_split) {
+        if (held_out) eval_envs_->set_episode_counters(eval_counters);
+        stop_here();
+        break;
+      }
+      eval = *held_out;
+      train_split_eval = *train_split;
       while (next_eval_episodes_ <= episodes_) next_eval_episodes_ += op.eval_interval;
     }
+    tail_pending_ = false;
     const double eval_mean = eval.return_mean;
     if (iteration_ % config_.logging.every == 0 || env_steps_ >= total || std::isfinite(eval_mean)) {
       std::vector<std::pair<std::string, double>> scalars = {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -99,7 +100,9 @@ class OffPolicyTrainer : public Trainer {
     double return_mean, return_std, success_rate;  ///< success_rate: NaN for envs without a notion of success
     double episodes = 0, distinct_tasks = 0;       ///< distinct_tasks: NaN for envs without tasks
   };
-  EvalResult evaluate(envs::VecEnv& envs, uint64_t split);
+  /// nullopt when `stop` turned true first: the envs' episode counters are then as they were, so a resumed run plays
+  /// the same evaluation again.
+  std::optional<EvalResult> evaluate(envs::VecEnv& envs, uint64_t split, const std::function<bool()>& stop);
   /// How many tasks of `envs`' split an evaluation plays once each (eval_each_task); 0: eval_episodes episodes on
   /// tasks drawn at random (envs without a task split, or eval_each_task off).
   int each_task_evaluation_tasks(const envs::VecEnv& envs, uint64_t split) const;
@@ -135,6 +138,10 @@ class OffPolicyTrainer : public Trainer {
   double iteration_return_ = 0, iteration_length_ = 0, iteration_success_ = 0;
   int64_t next_eval_episodes_ = 0;
   double elapsed_seconds_ = 0;
+  /// The iteration's updates are done and counted (iteration_ incremented), its evaluation, metrics row and
+  /// checkpoint not yet: a stop during a long evaluation saves this, and the resumed run evaluates first.
+  bool tail_pending_ = false;
+  double tail_seconds_ = 0, tail_collect_seconds_ = 0;  ///< the pending iteration's timings, for its row
   int64_t saved_iteration_ = -1, saved_updates_ = -1;
 };
 

@@ -14,8 +14,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <string_view>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <thread>
 
 #include "agents/experiment_config.hpp"
@@ -478,8 +478,9 @@ void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm) {
 int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<fs::path>& emit_dir) {
   const bool rerun_changed = parsed.has("rerun-changed");
   if (const auto only = count_flag(parsed, "only")) return run_one(job, *only, parsed.has("dry-run"), rerun_changed);
-  const int threads = check_run_configs(job);  // every run's config, before anything starts
-  if (!parsed.has("dry-run")) check_unchanged_runs(job, rerun_changed);  // before sweep.json claims the new values
+  // Every run's config, then what the folder holds, before anything starts and before sweep.json claims new values.
+  const int threads = check_run_configs(job);
+  if (!parsed.has("dry-run")) check_unchanged_runs(job, rerun_changed);
   if (emit_dir) {
     emit_slurm(job, *emit_dir, threads);
     return 0;

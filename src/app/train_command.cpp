@@ -121,8 +121,8 @@ int train_new_run(const std::string& config_file, const std::vector<std::string>
   return train_in_locked_folder(config, *trainer, run_dir);
 }
 
-int train_new_run_in(const std::string& config_file, const std::vector<std::string>& overrides,
-                     const fs::path& run_dir, const RunFolderLock& /*held*/) {
+int train_new_run_in(const std::string& config_file, const std::vector<std::string>& overrides, const fs::path& run_dir,
+                     const RunFolderLock& /*held*/) {
   ConfigOrigins origins;
   const Config config = load_config(config_file, overrides, &origins);
   auto trainer = make_trainer(config, run_dir, origins, config_file);

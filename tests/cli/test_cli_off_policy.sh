@@ -50,6 +50,32 @@ wait "$pid" || status=$?
 grep -q 'train --resume' interrupt.log || { echo "FAIL: no resume hint"; exit 1; }
 "$RLM" train --resume "$(ls -d runs/interrupt/*)" algo.total_steps=510 >/dev/null
 
+# SIGTERM during an evaluation stops within seconds (issue 30, item 4): a run whose evaluation would take hours
+# (10^6 episodes) stops, and resumed with 20 evaluation episodes it plays the interrupted evaluation again and ends
+# bitwise equal (timings aside) to a run that had 20 from the start.
+"$RLM" train --config "$config" "${tiny[@]}" experiment.name=twin algo.total_steps=204 \
+  algo.off_policy.eval_episodes=20 >/dev/null
+"$RLM" train --config "$config" "${tiny[@]}" experiment.name=longeval algo.total_steps=204 \
+  algo.off_policy.eval_episodes=1000000 logging.progress_seconds=0 >longeval.log 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do grep -q 'evaluating' longeval.log 2>/dev/null && break; sleep 0.1; done
+grep -q 'evaluating' longeval.log || { echo "FAIL: the run never reached its evaluation"; cat longeval.log; exit 1; }
+kill -TERM "$pid"
+timeout 60 tail --pid="$pid" -f /dev/null || { kill -KILL "$pid"; echo "FAIL: still evaluating 60 s after SIGTERM"; exit 1; }
+status=0
+wait "$pid" || status=$?
+[ "$status" -eq 143 ] || { echo "FAIL: SIGTERM during evaluation: exit $status"; cat longeval.log; exit 1; }
+"$RLM" train --resume "$(ls -d runs/longeval/*)" algo.off_policy.eval_episodes=20 >/dev/null
+python3 - "$(ls -d runs/twin/*)/metrics.jsonl" "$(ls -d runs/longeval/*)/metrics.jsonl" <<'PY'
+import json, sys
+timing = {"charts/steps_per_second", "charts/iteration_seconds", "charts/update_seconds"}
+rows = [[{k: v for k, v in json.loads(line).items() if k not in timing and k != "time"} for line in open(f)]
+        for f in sys.argv[1:]]
+assert rows[0] == rows[1], f"metrics differ:\n{rows[0]}\n{rows[1]}"
+assert any(r.get("eval/episodes") == 20 for r in rows[1]), rows[1]
+print(f"stopped during an evaluation and resumed: {len(rows[1])} metric rows equal to the uninterrupted run's")
+PY
+
 # A PPO option in an off-policy config is refused before anything is written.
 status=0
 "$RLM" train --config "$config" algo.lr=0.01 experiment.name=refused 2>err.log || status=$?
