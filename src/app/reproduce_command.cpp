@@ -17,6 +17,7 @@
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "app/source_dir.hpp"
+#include "app/subprocess.hpp"
 #include "app/sweep_runner.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -67,12 +68,12 @@ void plot_cells(const sweep::PaperTable& table, const SweepJob& job, const fs::p
     if (fs::exists(d / "metrics.jsonl")) dirs[run.config_label].push_back(d.string());
   }
   for (const auto& [label, runs] : dirs) {
-    std::string command = fmt::format("'{}' '{}'", python, script.string());
-    for (const auto& d : runs) command += " '" + d + "'";
-    command += fmt::format(" --out '{}' --metrics '{}' --group-by none >/dev/null",
-                           (out / "curves" / sweep::safe_name(label)).string(), table.metric);
-    if (const int status = std::system(command.c_str()); status != 0)
-      fmt::print("[reproduce] drawing the curves of {} failed (exit {})\n", label, WEXITSTATUS(status));
+    std::vector<std::string> command = {python, script.string()};
+    command.insert(command.end(), runs.begin(), runs.end());
+    command.insert(command.end(), {"--out", (out / "curves" / sweep::safe_name(label)).string(), "--metrics",
+                                   table.metric, "--group-by", "none"});
+    if (const int status = run_and_wait(command, {.discard_stdout = true}); status != 0)
+      fmt::print("[reproduce] drawing the curves of {} failed (exit {})\n", label, status);
   }
   fmt::print("[reproduce] learning curves in {}/curves/<cell>/\n", out.string());
 }

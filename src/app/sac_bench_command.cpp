@@ -20,6 +20,7 @@
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "app/source_dir.hpp"
+#include "app/subprocess.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
@@ -77,12 +78,27 @@ void fill_replay(agents::OffPolicyTrainer& trainer, const Case& c, int episodes)
 std::optional<double> reference_updates_per_second(const fs::path& repo, const Case& c, int threads, int updates) {
   const char* python = std::getenv("RLM_PYTHON");
   const fs::path out = fs::temp_directory_path() / fmt::format("rlm-bench-sac-ref-{}.json", ::getpid());
-  const std::string command = fmt::format(
-      "'{}' '{}/scripts/bench_pomdp_baselines.py' --repo '{}' --algo {} --seq-model gru --obs-dim {} --action-dim {} "
-      "--updates {} --warmup 3 --threads {} --json '{}' > /dev/null 2>&1",
-      python ? python : "python3", source_dir().string(), repo.string(), c.algo, c.obs_dim, c.action_dim, updates,
-      threads, out.string());
-  if (std::system(command.c_str()) != 0) return std::nullopt;
+  const std::vector<std::string> command = {python ? python : "python3",
+                                            (source_dir() / "scripts" / "bench_pomdp_baselines.py").string(),
+                                            "--repo",
+                                            repo.string(),
+                                            "--algo",
+                                            c.algo,
+                                            "--seq-model",
+                                            "gru",
+                                            "--obs-dim",
+                                            std::to_string(c.obs_dim),
+                                            "--action-dim",
+                                            std::to_string(c.action_dim),
+                                            "--updates",
+                                            std::to_string(updates),
+                                            "--warmup",
+                                            "3",
+                                            "--threads",
+                                            std::to_string(threads),
+                                            "--json",
+                                            out.string()};
+  if (run_and_wait(command, {.discard_stdout = true, .discard_stderr = true}) != 0) return std::nullopt;
   std::ifstream in(out);
   const auto j = nlohmann::json::parse(in, nullptr, false);
   fs::remove(out);

@@ -389,12 +389,42 @@ int run_local(const SweepJob& job, int jobs) {
 }
 
 // ---- Slurm ----
+/// `text` with control characters shown as \xNN, for a one-line message.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7f ? fmt::format("\\x{:02x}", u) : std::string(1, c);
+  }
+  return out;
+}
+
+/// A path the batch script names: a control character would end its line and start a command, and in the #SBATCH
+/// --output line a '%' is a Slurm pattern and a '"' would end the quoted value.
+void check_script_path(const std::string& what, const fs::path& path, bool in_sbatch_line) {
+  const std::string text = path.string();
+  for (const char c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      throw UsageError(
+          fmt::format("{} '{}' holds a control character; a Slurm script cannot name it", what, printable(text)));
+  if (in_sbatch_line && text.find_first_of("%\"") != std::string::npos)
+    throw UsageError(fmt::format("{} '{}': '%' and '\"' cannot appear in a Slurm #SBATCH --output path", what, text));
+}
+
 void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
   const auto& spec = job.spec;
   const auto& runs = job.runs;
   const fs::path& sweep_dir = job.dir;
   const auto& s = spec.slurm;
   const fs::path abs_sweep_dir = fs::absolute(sweep_dir).lexically_normal();
+  check_script_path("--out", abs_sweep_dir, /*in_sbatch_line=*/true);
+  check_script_path("the current folder", fs::current_path(), false);
+  check_script_path("the rlm executable", self_executable(), false);
+  check_script_path("--emit slurm", out_dir, false);
+  // The values of #SBATCH lines: double-quoted when they hold spaces (sbatch reads quotes in its directives).
+  const auto directive_value = [](const std::string& v) {
+    return v.find_first_of(" \t") == std::string::npos ? v : "\"" + v + "\"";
+  };
   std::string script = fmt::format(
       "#!/usr/bin/env bash\n"
       "# Slurm job array of the sweep '{}' ({} runs), written by `rlm {} --emit slurm`. Array task i trains\n"
@@ -402,12 +432,12 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
       "# resubmitting skips finished runs and resumes interrupted ones from their checkpoints.\n"
       "#SBATCH --job-name={}\n"
       "#SBATCH --array=0-{}{}\n"
-      "#SBATCH --output={}/logs/slurm-%A_%a.log\n"
+      "#SBATCH --output={}\n"
       "#SBATCH --cpus-per-task={}\n"
       "#SBATCH --signal=B:TERM@120\n",
       spec.name, runs.size(), job.child_command.front(), abs_sweep_dir.string(), abs_sweep_dir.string(), spec.name,
-      runs.size() - 1, s.concurrency > 0 ? fmt::format("%{}", s.concurrency) : "", abs_sweep_dir.string(),
-      s.cpus > 0 ? s.cpus : cpus);
+      runs.size() - 1, s.concurrency > 0 ? fmt::format("%{}", s.concurrency) : "",
+      directive_value(abs_sweep_dir.string() + "/logs/slurm-%A_%a.log"), s.cpus > 0 ? s.cpus : cpus);
   if (!s.partition.empty()) script += "#SBATCH --partition=" + s.partition + "\n";
   if (!s.time.empty()) script += "#SBATCH --time=" + s.time + "\n";
   if (s.gpus > 0) script += fmt::format("#SBATCH --gres=gpu:{}\n", s.gpus);
@@ -466,10 +496,17 @@ std::optional<int> count_flag(const ParsedArgs& parsed, const char* name) {
 }
 
 void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm) {
-  if (const auto v = parsed.get("partition")) slurm.partition = *v;
-  if (const auto v = parsed.get("time")) slurm.time = *v;
-  if (const auto v = parsed.get("mem")) slurm.mem = *v;
-  if (const auto v = parsed.get("account")) slurm.account = *v;
+  const auto value_of = [&](const char* name) -> std::optional<std::string> {
+    const auto v = parsed.get(name);
+    if (!v) return std::nullopt;
+    if (const auto problem = sweep::slurm_value_problem(name, *v))
+      throw UsageError(fmt::format("--{} '{}' {}", name, printable(*v), *problem));
+    return v;
+  };
+  if (const auto v = value_of("partition")) slurm.partition = *v;
+  if (const auto v = value_of("time")) slurm.time = *v;
+  if (const auto v = value_of("mem")) slurm.mem = *v;
+  if (const auto v = value_of("account")) slurm.account = *v;
   if (const auto v = count_flag(parsed, "gpus")) slurm.gpus = *v;
   if (const auto v = count_flag(parsed, "cpus")) slurm.cpus = *v;
   if (const auto v = count_flag(parsed, "concurrency")) slurm.concurrency = *v;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <regex>
 #include <set>
 
 #include "core/config_io.hpp"
@@ -119,6 +120,30 @@ void read_random(const Reader& in, const YAML::Node& node, SweepSpec& spec) {
   }
 }
 
+}  // namespace
+
+std::optional<std::string> slurm_value_problem(const std::string& key, const std::string& value) {
+  for (const char c : value)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return "holds a control character (a newline here would run as a command of the batch script)";
+  if (value.empty()) return "is empty";
+  // sbatch --time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes,
+  // days-hours:minutes:seconds, or UNLIMITED / INFINITE.
+  static const std::regex time(R"((UNLIMITED|INFINITE|\d+(:\d{1,2}){0,2}|\d+-\d+(:\d{1,2}){0,2}))");
+  static const std::regex mem(R"(\d+[KMGT]?)");
+  static const std::regex name(R"([A-Za-z0-9_.,+-]+)");
+  if (key == "time" && !std::regex_match(value, time))
+    return "is not a Slurm time (minutes, HH:MM:SS, D-HH, D-HH:MM:SS, UNLIMITED)";
+  if (key == "mem" && !std::regex_match(value, mem)) return "is not a Slurm memory size (a number with K, M, G or T)";
+  if ((key == "partition" || key == "account") && !std::regex_match(value, name))
+    return "is not a Slurm name (letters, digits, _ . , + -)";
+  if (key == "extra" && (!value.starts_with("-") || value.find_first_of("\"'`$\\") != std::string::npos))
+    return "is not an sbatch option (it starts with '-' and holds no quotes, $, ` or \\)";
+  return std::nullopt;
+}
+
+namespace {
+
 void read_slurm(const Reader& in, const YAML::Node& node, SlurmOptions& slurm) {
   if (!node.IsMap()) in.fail(node, "slurm", "must be a mapping of sbatch options");
   for (const auto& item : node) {
@@ -146,6 +171,12 @@ void read_slurm(const Reader& in, const YAML::Node& node, SlurmOptions& slurm) {
       in.fail(item.first, where,
               "unknown key (slurm takes partition, time, gpus, cpus, mem, account, concurrency, extra)");
     }
+    if (key == "extra") {
+      for (const auto& e : v)
+        if (const auto problem = slurm_value_problem(key, in.value_text(e, where))) in.fail(e, where, *problem);
+    } else if (key != "gpus" && key != "cpus" && key != "concurrency") {
+      if (const auto problem = slurm_value_problem(key, in.value_text(v, where))) in.fail(v, where, *problem);
+    }
     if ((key == "gpus" || key == "cpus" || key == "concurrency") && in.number<int>(v, where) < 0)
       in.fail(v, where, "must not be negative");
   }
@@ -172,7 +203,7 @@ std::string safe_name(const std::string& text) {
 SweepSpec load_sweep(const fs::path& file) {
   SweepSpec spec;
   spec.file = file;
-  spec.name = file.stem().string();
+  spec.name = safe_name(file.stem().string());  // the job's name and the script's file name: no spaces or quotes
   Reader in(file);
   const YAML::Node root = load_yaml_file(file, "sweep file");
   if (!root.IsMap())

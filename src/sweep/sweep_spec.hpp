@@ -40,6 +40,11 @@ struct SlurmOptions {
   std::vector<std::string> extra;  ///< further "#SBATCH" lines, verbatim (e.g. "--qos=long")
 };
 
+/// Why `value` cannot go into an sbatch script as the Slurm option `key` (partition, time, mem, account, extra), or
+/// nullopt. Every value goes into the script verbatim, so a newline would start a command of its own: control
+/// characters are refused everywhere, and each option is held to the syntax sbatch documents for it.
+std::optional<std::string> slurm_value_problem(const std::string& key, const std::string& value);
+
 struct SweepRun {
   int index = 0;                 ///< position in the sweep's order (the Slurm array index)
   std::string id;                ///< folder name under the sweep's runs/

@@ -166,4 +166,38 @@ grep -q '^| shm/repeat_previous_easy | – | – | 0 | 88.9 ± 11.1 | not run |$
 grep -q '^| \*\*GRU (Table 1)\*\* | .* | not run (1 of 12 cells) |$' "$rep/reproduction.md" || fail "aggregate row"
 [ "$(grep -c '^| ' "$rep/reproduction.md")" -eq 7 ] || fail "only the chosen cells and the 3 aggregates (+ header)"
 grep -q '^gru/repeat_previous_easy,0,3,40,20,20,40,' "$rep/reproduction.csv" || fail "csv row"
+# The curves are drawn from an argument vector, not a shell line (issue 30, item 6): an --out folder holding quotes
+# and a ';' reaches the plotting program as one argument and runs nothing.
+evil="o'; touch PWNED; '"
+cp -r "$rep" "$evil"
+printf '#!/bin/sh\nfor a in "$@"; do echo "$a"; done >>"%s/plot_args.txt"\n' "$PWD" >fakepy
+chmod +x fakepy
+RLM_PYTHON="$PWD/fakepy" "$RLM" reproduce shm/table1 --budget 0.01 --cells repeat_previous_easy --out "$evil" --collect \
+  >evil.log || fail "reproduce --collect into a folder with quotes: $(cat evil.log)"
+[ ! -e PWNED ] || fail "a quote in --out ran a command"
+grep -qxF "$evil/curves/gru-repeat_previous_easy" plot_args.txt || fail "the plot's --out argument: $(cat plot_args.txt)"
+
+# Slurm options go into the script verbatim, so they are checked first (issue 30, item 6).
+expect_refused() {  # PATTERN ARGS...: exit 2 with PATTERN, nothing written
+  local pattern="$1"
+  shift
+  status=0
+  "$RLM" sweep --config sweep.yaml --emit slurm refused "$@" 2>refused.err || status=$?
+  [ "$status" -eq 2 ] && grep -q -- "$pattern" refused.err && [ ! -e refused ] ||
+    fail "sweep --emit slurm $*: status $status, $(cat refused.err)"
+}
+expect_refused "--partition 'gpu.x0atouch PWNED' holds a control character" --partition $'gpu\ntouch PWNED'
+expect_refused "--time 'banana' is not a Slurm time" --time banana
+expect_refused "--mem '16 G; ls' is not a Slurm memory size" --mem "16 G; ls"
+expect_refused "--account 'a\$(id)' is not a Slurm name" --account 'a$(id)'
+printf 'slurm:\n  extra: ["--qos=long\\ntouch PWNED"]\n' >>sweep.yaml
+expect_refused "sweep.yaml:[0-9]*: slurm.extra: holds a control character" --time 1:00:00
+sed -i '/^slurm:/,$d' sweep.yaml
+# A folder with a space: the #SBATCH line quotes it, the shell lines quote it, the script is valid bash.
+"$RLM" sweep --config sweep.yaml --emit slurm slurm2 --out "with space" --time 1-12:00:00 >/dev/null ||
+  fail "emit into a folder with a space"
+bash -n slurm2/tiny.sbatch || fail "the script for a folder with a space is not valid bash"
+grep -q '^#SBATCH --output=".*/with space/logs/slurm-%A_%a.log"$' slurm2/tiny.sbatch || fail "quoted --output line"
+grep -q -- "--out '.*/with space' --only" slurm2/tiny.sbatch || fail "quoted --out in the exec line"
+[ ! -e PWNED ] || fail "a Slurm option ran a command"
 echo "cli sweep ok"

@@ -1,0 +1,18 @@
+// Running a helper program (plots, reference benchmarks) from an argument vector. No shell is involved, so a path
+// holding quotes, spaces or `;` reaches the program as one argument and never runs as a command.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace rlm::app {
+
+struct ProcessOutput {
+  bool discard_stdout = false;
+  bool discard_stderr = false;
+};
+
+/// Runs argv[0] (looked up in PATH when it has no '/') with the arguments that follow, and waits for it. Returns
+/// its exit status, 128 + signal when a signal ended it, or -1 when it could not start.
+int run_and_wait(const std::vector<std::string>& argv, ProcessOutput output = {});
+
+}  // namespace rlm::app
