@@ -140,6 +140,7 @@ int reproduce_command(const Args& raw_args) {
   }
   if (const auto n = count_flag(parsed, "seeds")) {
     if (*n < 1) throw UsageError("--seeds must be at least 1");
+    if (*n > 1000) throw UsageError(fmt::format("--seeds {}: at most 1000 seeds per cell", *n));
     job.spec.seeds.clear();
     for (int s = 0; s < *n; ++s) job.spec.seeds.push_back(s);
   }

@@ -11,7 +11,10 @@
 
 namespace rlm::sweep {
 
-/// The parsed file; rlm::UsageError "<what> 'FILE' not found", rlm::ConfigError "FILE:LINE: malformed YAML: ...".
+/// The parsed file; rlm::UsageError "<what> 'FILE' not found" (or a folder), rlm::ConfigError "FILE:LINE: malformed
+/// YAML: ...", and the same for a second YAML document or a key given twice in one mapping (which YAML parsers
+/// resolve silently, the later one winning), as train configs are read.
+YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& what);
 YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& what);
 
 /// Throws rlm::ConfigError "FILE:LINE: key: what" (without the line when the node has no position).

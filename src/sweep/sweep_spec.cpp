@@ -85,6 +85,9 @@ void read_random(const Reader& in, const YAML::Node& node, SweepSpec& spec) {
   if (!node["samples"]) in.fail(node, "random.samples", "is missing");
   spec.random_samples = in.number<int>(node["samples"], "random.samples");
   if (spec.random_samples < 1) in.fail(node["samples"], "random.samples", "must be at least 1");
+  if (spec.random_samples > kMaxSweepRuns)
+    in.fail(node["samples"], "random.samples",
+            fmt::format("{} samples: a sweep holds at most {} runs", spec.random_samples, kMaxSweepRuns));
   if (node["seed"]) spec.random_seed = in.number<uint64_t>(node["seed"], "random.seed");
   const YAML::Node params = node["params"];
   if (!params || !params.IsMap() || params.size() == 0)
@@ -269,6 +272,8 @@ SweepSpec load_sweep(const fs::path& file) {
       } else {
         const auto n = in.number<int64_t>(v, key);
         if (n < 1) in.fail(v, key, "must be at least 1 (the number of seeds) or a list of seeds");
+        if (n > kMaxSweepRuns)
+          in.fail(v, key, fmt::format("{} seeds: a sweep holds at most {} runs", n, kMaxSweepRuns));
         for (int64_t s = 0; s < n; ++s) spec.seeds.push_back(s);
       }
       if (std::set<int64_t>(spec.seeds.begin(), spec.seeds.end()).size() != spec.seeds.size())
@@ -284,7 +289,23 @@ SweepSpec load_sweep(const fs::path& file) {
   return spec;
 }
 
+int64_t run_count(const SweepSpec& spec) {
+  int64_t count = 1;
+  const auto times = [&](size_t n) { count = std::min<int64_t>(count * static_cast<int64_t>(n), kMaxSweepRuns + 1); };
+  times(spec.configs.size());
+  times(spec.list.empty() ? 1 : spec.list.size());
+  for (const auto& [key, values] : spec.grid) times(values.size());
+  times(spec.random_samples > 0 ? static_cast<size_t>(spec.random_samples) : 1);
+  times(spec.seeds.size());
+  return count;
+}
+
 std::vector<SweepRun> expand(const SweepSpec& spec) {
+  if (run_count(spec) > kMaxSweepRuns)
+    throw ConfigError(
+        fmt::format("{}: the sweep expands to more than {} runs (configs × list entries × grid points × "
+                    "random samples × seeds); split it, or check its counts",
+                    spec.file.string(), kMaxSweepRuns));
   using Values = std::vector<std::pair<std::string, std::string>>;
   // The swept combinations: list entries × grid points, then random samples (each alone).
   std::vector<Values> combos = spec.list.empty() ? std::vector<Values>{{}} : spec.list;

@@ -86,6 +86,13 @@ struct SweepSpec {
 /// Whether each override names a real config key is left to the caller (it loads every run's config).
 SweepSpec load_sweep(const std::filesystem::path& file);
 
+/// The most runs one sweep expands to: beyond it a sweep file is a typo (seeds: 100000000), and expanding it would
+/// only exhaust memory.
+inline constexpr int64_t kMaxSweepRuns = 100'000;
+/// How many runs expand(spec) gives (configs × list entries × grid points × random samples × seeds), saturating at
+/// kMaxSweepRuns + 1; without expanding anything.
+int64_t run_count(const SweepSpec& spec);
+
 /// The runs in sweep order (see the file comment). Random samples are drawn from random_seed alone, so the same
 /// file always expands to the same runs. Throws rlm::ConfigError when two runs would get the same id.
 std::vector<SweepRun> expand(const SweepSpec& spec);

@@ -139,6 +139,29 @@ status=0
 [ "$status" -eq 2 ] || fail "a bad key should exit 2, got $status"
 grep -q 'badkey.yaml: run 0 .*model.memory.typo' badkey.err || { cat badkey.err; fail "bad key message"; }
 [ ! -e runs/sweeps/badkey ] || fail "a refused sweep wrote its folder"
+# Sweep and paper files are read as strictly as train configs, and a sweep's size is checked before it is expanded
+# (issue 30, items 7 and 8): exit 2 naming file:line or the flag, at once.
+refuse_file() {  # NAME PATTERN: sweep --config NAME.yaml --dry-run exits 2 with PATTERN
+  status=0
+  timeout 20 "$RLM" sweep --config "$1" --dry-run >/dev/null 2>refuse.err || status=$?
+  [ "$status" -eq 2 ] && grep -q -- "$2" refuse.err || fail "$1: status $status, $(cat refuse.err)"
+}
+{ cat sweep.yaml; printf 'overrides:\n  algo.epochs: 2\n'; } >dup.yaml
+refuse_file dup.yaml "dup.yaml:[0-9]*: duplicate key 'overrides' (first set on line 3)"
+sed 's/^seeds: 2$/seeds: 100000000/' sweep.yaml >manyseeds.yaml
+refuse_file manyseeds.yaml "manyseeds.yaml:[0-9]*: seeds: 100000000 seeds: a sweep holds at most 100000 runs"
+{ cat sweep.yaml; printf 'random:\n  samples: 2000000000\n  params:\n    algo.lr: {uniform: [0.001, 0.01]}\n'; } >manysamples.yaml
+refuse_file manysamples.yaml "random.samples: 2000000000 samples: a sweep holds at most 100000 runs"
+python3 -c "print('grid:\n  algo.epochs: [' + ','.join(map(str, range(1, 1001))) + ']\n  algo.gamma: [' + ','.join(str(0.5 + i / 4000) for i in range(1000)) + ']')" >big_grid.part
+sed '/^grid:/,/^seeds:/{/^seeds:/!d}' sweep.yaml | cat - big_grid.part >biggrid.yaml
+refuse_file biggrid.yaml "biggrid.yaml: the sweep expands to more than 100000 runs"
+mkdir -p folder.yaml
+refuse_file folder.yaml "sweep file 'folder.yaml' is a folder, not a file"
+status=0
+timeout 20 "$RLM" reproduce shm/table1 --seeds 1000000 --dry-run >/dev/null 2>refuse.err || status=$?
+[ "$status" -eq 2 ] && grep -q -- "--seeds 1000000: at most 1000 seeds per cell" refuse.err ||
+  fail "reproduce --seeds 1000000: status $status, $(cat refuse.err)"
+
 # reproduce --collect on synthetic run folders with known final returns: GRU 0.2, 0.4, 0.6 on RepeatPreviousEasy
 # (× 100: 40 ± 20, below the paper's 99.9 ± 0.0); FFM 0.983 for its three seeds (inside 98.4 ± 0.3); SHM not run.
 rep=repro
