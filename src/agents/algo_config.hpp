@@ -24,7 +24,8 @@ struct AlgoConfig {
   std::string batch_mode = "complete_episodes";
   /// Longest training sequence (RLlib max_seq_len); must be >= the env's longest episode (checked at start).
   int max_seq_len = 1024;
-  /// Timesteps per SGD minibatch, counting padding (RLlib sgd_minibatch_size).
+  /// Real (unpadded) timesteps per SGD minibatch, widened or narrowed to whole sequences (RLlib sgd_minibatch_size;
+  /// agents/minibatches.hpp).
   int minibatch_size = 8192;
   /// SGD passes over each rollout (RLlib num_sgd_iter).
   int epochs = 30;
