@@ -4,7 +4,12 @@
 # iteration (losses, KL, returns at full precision; timings excluded), the TensorBoard scalars (each step once),
 # the greedy evaluation of the final checkpoint, and no temp files left behind.
 #
-# Usage: scripts/crash_test.sh [--quick] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]
+# --sweep: the same for a sweep (2 memory types x 2 seeds, 2 workers): the sweep is interrupted at random moments by
+# kill -9 of the sweep alone (its workers must stop through a checkpoint), SIGTERM to its process group (what
+# timeout, systemd and Slurm send) or kill -9 of the whole group (a lost machine), then rerun until it finishes; each
+# run's metrics must equal those of the same sweep run without interruption.
+#
+# Usage: scripts/crash_test.sh [--quick] [--sweep] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]
 #   (an off-policy --config, algo.type sac/sacd/td3, runs with checkpoint.replay_buffer=true)
 #   --quick   a handful of kills on a tiny run (the test suite runs this: cli.crash_resume)
 #   --kills   how many kill -9 (default 30; --quick: 4)
@@ -17,9 +22,11 @@ kills=30
 seed=$((RANDOM * 32768 + RANDOM))
 config="$REPO/configs/gru_repeat_first.yaml"
 quick=0
+sweep=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; kills=4; shift ;;
+    --sweep) sweep=1; shift ;;
     --kills) kills="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --config) config="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
@@ -52,6 +59,74 @@ else
   settings+=(env.num_envs=8 algo.steps_per_env=64 algo.minibatch_size=256 algo.epochs=4 algo.total_steps=20000)
 fi
 settings+=("$@")
+
+# ---- --sweep ----
+if [ "$sweep" -eq 1 ]; then
+  {
+    echo "name: crash"
+    echo "configs: $config"
+    echo "overrides:"
+    for s in "${settings[@]}"; do echo "  ${s%%=*}: ${s#*=}"; done
+    echo "grid:"
+    echo "  model.memory.type: [gru, ffm]"
+    echo "seeds: 2"
+  } >sweep.yaml
+  echo "[crash] sweep mode: kill schedule seed $seed, $kills interruptions, config $config"
+  start=$(date +%s%N)
+  "$RLM" sweep --config sweep.yaml --jobs 2 --out ref >ref.log 2>&1 || { cat ref.log; echo "[crash] FAIL: reference"; exit 1; }
+  ref_ms=$((($(date +%s%N) - start) / 1000000))
+  echo "[crash] uninterrupted sweep: ${ref_ms} ms"
+  workers_gone() {  # waits until no process trains into crash/ (orphans included); 1 if some outlive 60 s
+    for _ in $(seq 1 600); do pgrep -f -- "--out $work/crash" >/dev/null || return 0; sleep 0.1; done
+    return 1
+  }
+  interrupted=0 by_kill=0 by_term=0 by_group_kill=0 attempts=0
+  while true; do
+    attempts=$((attempts + 1))
+    setsid "$RLM" sweep --config sweep.yaml --jobs 2 --out "$work/crash" >>crash.log 2>&1 &
+    leader=$!
+    if [ "$interrupted" -lt "$kills" ]; then
+      delay_ms=$(((RANDOM * 32768 + RANDOM) % (ref_ms + 1)))
+      sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
+      if kill -0 "$leader" 2>/dev/null; then
+        case $((RANDOM % 3)) in
+          0) kill -KILL "$leader"; by_kill=$((by_kill + 1)) ;;
+          1) kill -TERM -- "-$leader"; by_term=$((by_term + 1)) ;;
+          2) kill -KILL -- "-$leader"; by_group_kill=$((by_group_kill + 1)) ;;
+        esac
+        interrupted=$((interrupted + 1))
+      fi
+    fi
+    wait "$leader" 2>/dev/null
+    status=$?
+    workers_gone || { echo "[crash] FAIL: workers still train 60 s after their sweep ended (seed $seed)"; exit 1; }
+    if [ "$status" -eq 0 ]; then break; fi
+    if grep -q "FAILED" crash.log; then
+      grep FAILED crash.log | tail -3
+      echo "[crash] FAIL: a run was reported FAILED (seed $seed)"
+      exit 1
+    fi
+    if [ "$attempts" -gt $((kills * 4 + 20)) ]; then echo "[crash] FAIL: no progress (seed $seed)"; exit 1; fi
+  done
+  echo "[crash] $interrupted interruptions ($by_kill kill -9 of the sweep, $by_term group SIGTERM," \
+    "$by_group_kill kill -9 of the group) in $attempts sweep processes"
+  "$PYTHON" - ref crash <<'PY' || exit 1
+import json, pathlib, sys
+timing = {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds", "charts/update_seconds"}
+def rows(path):
+    return [{k: v for k, v in json.loads(line).items() if k not in timing} for line in open(path)]
+ref, crash = (pathlib.Path(d) / "runs" for d in sys.argv[1:])
+runs = sorted(p.name for p in ref.iterdir())
+for name in runs:
+    a, b = rows(ref / name / "metrics.jsonl"), rows(crash / name / "metrics.jsonl")
+    if a != b:
+        print(f"[crash] FAIL: {name}: metrics differ from the uninterrupted sweep's")
+        sys.exit(1)
+print(f"[crash]   {len(runs)} runs: metrics.jsonl bitwise equal to the uninterrupted sweep's (timings excluded)")
+PY
+  echo "[crash] sweep mode passed (seed $seed)"
+  exit 0
+fi
 
 echo "[crash] kill schedule seed $seed, $kills kills, config $config"
 start=$(date +%s%N)

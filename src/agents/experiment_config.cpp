@@ -176,11 +176,23 @@ Config load_config(const std::filesystem::path& file, const std::vector<std::str
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) fail(fmt::format("config file '{}' not found", file.string()));
   if (std::filesystem::is_directory(file, ec)) fail(fmt::format("config file '{}' is a directory", file.string()));
+  // A device (/dev/zero, /dev/urandom) never ends; a pipe (--config <(...)) is fine.
+  const auto type = std::filesystem::status(file, ec).type();
+  if (type == std::filesystem::file_type::character || type == std::filesystem::file_type::block)
+    fail(fmt::format("config file '{}' is a device, not a file", file.string()));
   std::ifstream in(file, std::ios::binary);
   if (!in) fail(fmt::format("config file '{}' cannot be read", file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), file.string(), overrides, origins);
+  constexpr std::streamsize kMaxConfigBytes = 1 << 20;  // the largest shipped config is a few KB
+  std::string text(static_cast<size_t>(kMaxConfigBytes) + 1, '\0');
+  in.read(text.data(), kMaxConfigBytes + 1);
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > static_cast<size_t>(kMaxConfigBytes))
+    fail(fmt::format("config file '{}' is larger than 1 MB; a config is a few KB of YAML", file.string()));
+  // An empty file (or one of comments only) would train every default for 15M steps: surely not what was meant.
+  if (const YAML::Node root = config_reader::load_document(text, file.string()); !root || root.IsNull())
+    fail(fmt::format("config file '{}' is empty (no keys, only comments or nothing); a config names at least env.id",
+                     file.string()));
+  return parse_config(text, file.string(), overrides, origins);
 }
 
 std::string to_yaml(const Config& config) { return config_reader::to_yaml_text(config); }

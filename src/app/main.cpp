@@ -86,6 +86,26 @@ int main(int argc, char** argv) {
       {"envs", rlm::app::envs_command},           {"sweep", rlm::app::sweep_command},
       {"reproduce", rlm::app::reproduce_command},
   };
+  const auto is_help = [](std::string_view a) { return a == "--help" || a == "-h" || a == "help"; };
+  if (argc >= 2 && is_help(argv[1])) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (argc >= 3 && commands.count(argv[1]) != 0 && (is_help(argv[2]) || (argc >= 4 && is_help(argv[3])))) {
+    // `rlm sweep --help`, `rlm bench sac --help`: the usage lines of that command (a line naming it, and the
+    // lines that continue it), from the one usage text.
+    std::string_view usage = kUsage;
+    bool in_command = false;
+    for (size_t start = 0; start < usage.size();) {
+      const size_t end = usage.find('\n', start);
+      const std::string_view line = usage.substr(start, end - start);
+      start = end == std::string_view::npos ? usage.size() : end + 1;
+      if (line.starts_with("  ") && !line.starts_with("   "))
+        in_command = line.substr(2).starts_with(argv[1] + std::string(" "));
+      if (in_command) fmt::print("{}\n", line);
+    }
+    return 0;
+  }
   if (argc < 2 || commands.count(argv[1]) == 0) {
     std::fputs(kUsage, argc < 2 ? stdout : stderr);
     if (argc >= 2) fmt::print(stderr, "rlm: error: unknown command '{}'\n", argv[1]);

@@ -80,6 +80,8 @@ void plot_cells(const sweep::PaperTable& table, const SweepJob& job, const fs::p
 
 int report(const sweep::PaperTable& table, const SweepJob& job, double budget) {
   const auto results = sweep::collect_runs(job.dir, job.runs, table.metric);
+  for (const auto& r : results)
+    if (r.status == "corrupt") fmt::print("[reproduce] left out {}: {}\n", r.run.id, r.problem);
   // The rows of the cells this job runs (all, or those --cells picked); aggregates always average the paper's
   // cells and say how many of them ran.
   auto rows = sweep::reproduction_rows(table, results);

@@ -21,6 +21,8 @@ namespace {
 int collect(const sweep::SweepSpec& spec, const std::vector<sweep::SweepRun>& runs, const fs::path& sweep_dir,
             const std::string& metric) {
   const auto results = sweep::collect_runs(sweep_dir, runs, metric);
+  for (const auto& r : results)
+    if (r.status == "corrupt") fmt::print("[sweep] left out {}: {}\n", r.run.id, r.problem);
   const auto groups = sweep::group_results(results);
   write_file_atomic(sweep_dir / "results.csv", sweep::groups_csv(groups));
   write_file_atomic(sweep_dir / "results.md", sweep::groups_markdown(groups));

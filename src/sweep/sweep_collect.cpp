@@ -72,10 +72,19 @@ std::vector<RunResult> collect_runs(const fs::path& sweep_dir, const std::vector
   std::vector<RunResult> out;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const auto& run : runs) {
-    RunResult r{run, "missing", metric, 0, 0, nan, nan};
+    RunResult r{run, "missing", "", metric, 0, 0, nan, nan};
     const fs::path dir = sweep_dir / "runs" / run.id;
+    std::map<std::string, Series> series;
     if (fs::exists(dir / "metrics.jsonl")) {
-      const auto series = read_metrics(dir / "metrics.jsonl");
+      try {
+        series = read_metrics(dir / "metrics.jsonl");
+      } catch (const UsageError& e) {  // one bad file costs its run, not the table
+        r.status = "corrupt";
+        r.problem = e.what();
+        if (r.metric.empty()) r.metric = kTrainReturn;
+        out.push_back(std::move(r));
+        continue;
+      }
       if (r.metric.empty()) r.metric = series.contains(kEvalReturn) ? kEvalReturn : kTrainReturn;
       if (const auto it = series.find(r.metric); it != series.end()) {
         const auto& points = it->second.points;
@@ -88,10 +97,13 @@ std::vector<RunResult> collect_runs(const fs::path& sweep_dir, const std::vector
       r.status = "partial";
     }
     if (r.metric.empty()) r.metric = kTrainReturn;
-    if (fs::exists(dir / "done.json"))
-      r.status = "finished";
-    else if (fs::exists(dir / "failed.json"))
+    if (fs::exists(dir / "done.json")) {
+      r.status = series.empty() ? "corrupt" : "finished";
+      if (series.empty())
+        r.problem = fmt::format("{}: finished (done.json) but without a metrics row", (dir / "metrics.jsonl").string());
+    } else if (fs::exists(dir / "failed.json")) {
       r.status = "failed";
+    }
     out.push_back(std::move(r));
   }
   return out;

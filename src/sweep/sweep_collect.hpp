@@ -13,7 +13,10 @@ namespace rlm::sweep {
 /// One run's numbers. A run that has not logged the metric yet has values = 0 and NaN final/best.
 struct RunResult {
   SweepRun run;
-  std::string status;      ///< finished | partial | missing (no metrics.jsonl) | failed (its last attempt failed)
+  /// finished | partial | missing (no metrics.jsonl) | failed (its last attempt failed) | corrupt (metrics.jsonl
+  /// unreadable, or a finished run without a metrics row: left out of every table; `problem` says why)
+  std::string status;
+  std::string problem;
   std::string metric;      ///< the metric read: the requested one, or the default this run has (see collect_runs)
   int64_t last_step = 0;   ///< env steps of the last row that has the metric
   int64_t values = 0;      ///< rows with a finite value of the metric

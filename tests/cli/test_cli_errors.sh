@@ -53,6 +53,26 @@ RLM_MAX_CPU_ISA=avx2 expect_error "bf16 without AVX512-BF16" \
 RLM_MAX_CPU_ISA=sse4 expect_error "unknown RLM_MAX_CPU_ISA" "RLM_MAX_CPU_ISA = 'sse4'.*baseline, avx2 or avx512" \
   --config ok.yaml
 
+# An empty config would train every default for 15M steps; a device would be read forever (issue 30, items 15, 17).
+: >empty.yaml
+expect_error "empty config" "config file 'empty.yaml' is empty" --config empty.yaml
+printf '# only a comment\n\n' >comments.yaml
+expect_error "comments only" "config file 'comments.yaml' is empty" --config comments.yaml
+expect_error "a device" "config file '/dev/zero' is a device, not a file" --config /dev/zero
+
+# --help: the usage on stdout, exit 0, for rlm and for each command (issue 30, item 15).
+for args in "--help" "train --help" "sweep --help" "bench sac --help" "reproduce -h"; do
+  want="^  ${args%% *} "
+  [ "$args" = "--help" ] && want="^usage: rlm <command>"
+  # shellcheck disable=SC2086
+  if "$RLM" $args >help.txt 2>help.err && [ ! -s help.err ] && grep -q -e "$want" help.txt; then
+    echo "ok   rlm $args: $(head -1 help.txt)"
+  else
+    echo "FAIL rlm $args: status $?, $(cat help.err)"
+    failures=$((failures + 1))
+  fi
+done
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures CLI error case(s) failed"
   exit 1

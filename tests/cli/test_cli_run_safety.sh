@@ -134,6 +134,11 @@ build_dir=$(dirname "$RLM")
   experiment.runs_dir=out algo.total_steps=200 >rel.log 2>&1) && ls -d elsewhere/out/rel/* >/dev/null 2>&1 &&
   ok "--config and runs_dir resolve against the caller's folder" || fail "relative paths: $(cat elsewhere/rel.log)"
 
+# ./rlm through a symlink finds its repository (issue 30, item 14).
+ln -s "$REPO/rlm" rlm_link
+RLM_BUILD_DIR="$build_dir" ./rlm_link envs >link.log 2>&1 && grep -q 'popgym/RepeatFirstEasy' link.log &&
+  ok "./rlm runs through a symlink" || fail "./rlm through a symlink: $(tail -2 link.log)"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures run-safety case(s) failed"
   exit 1

@@ -189,6 +189,21 @@ grep -q '^| shm/repeat_previous_easy | – | – | 0 | 88.9 ± 11.1 | not run |$
 grep -q '^| \*\*GRU (Table 1)\*\* | .* | not run (1 of 12 cells) |$' "$rep/reproduction.md" || fail "aggregate row"
 [ "$(grep -c '^| ' "$rep/reproduction.md")" -eq 7 ] || fail "only the chosen cells and the 3 aggregates (+ header)"
 grep -q '^gru/repeat_previous_easy,0,3,40,20,20,40,' "$rep/reproduction.csv" || fail "csv row"
+# One unreadable metrics.jsonl costs its run, not the table (issue 30, item 12): a NaN token mid-file, and a
+# finished run with an empty file, are "corrupt", named, and left out; the other runs are collected.
+cp -r "$rep" corrupt_rep
+printf '{"step": 1000, "charts/episode_return_mean": NaN}\n{"step": 2000, "charts/episode_return_mean": 0.5}\n' \
+  >"corrupt_rep/runs/gru-repeat_previous_easy__seed=0/metrics.jsonl"
+: >"corrupt_rep/runs/gru-repeat_previous_easy__seed=1/metrics.jsonl"
+RLM_PYTHON= "$RLM" reproduce shm/table1 --budget 0.01 --cells repeat_previous_easy --out corrupt_rep --collect \
+  >corrupt.log 2>&1 || fail "collect with a corrupt run: $(cat corrupt.log)"
+grep -q 'left out gru-repeat_previous_easy__seed=0: .*metrics.jsonl:1: not a JSON metrics row' corrupt.log &&
+  grep -q 'left out gru-repeat_previous_easy__seed=1: .*finished (done.json) but without a metrics row' corrupt.log ||
+  fail "corrupt runs should be named: $(cat corrupt.log)"
+grep -q '^| gru/repeat_previous_easy | 60.0 ± 0.0 | .* | 1 | ' corrupt_rep/reproduction.md &&
+  grep -q '^| ffm/repeat_previous_easy | 98.3 ± 0.0 | ' corrupt_rep/reproduction.md ||
+  fail "the other runs should be collected: $(cat corrupt_rep/reproduction.md)"
+
 # The curves are drawn from an argument vector, not a shell line (issue 30, item 6): an --out folder holding quotes
 # and a ';' reaches the plotting program as one argument and runs nothing.
 evil="o'; touch PWNED; '"
