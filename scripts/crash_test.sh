@@ -80,37 +80,40 @@ if [ "$sweep" -eq 1 ]; then
     for _ in $(seq 1 600); do pgrep -f -- "--out $work/crash" >/dev/null || return 0; sleep 0.1; done
     return 1
   }
-  interrupted=0 by_kill=0 by_term=0 by_group_kill=0 attempts=0
-  while true; do
-    attempts=$((attempts + 1))
-    setsid "$RLM" sweep --config sweep.yaml --jobs 2 --out "$work/crash" >>crash.log 2>&1 &
-    leader=$!
-    if [ "$interrupted" -lt "$kills" ]; then
-      delay_ms=$(((RANDOM * 32768 + RANDOM) % (ref_ms + 1)))
-      sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
-      if kill -0 "$leader" 2>/dev/null; then
-        case $((RANDOM % 3)) in
-          0) kill -KILL "$leader"; by_kill=$((by_kill + 1)) ;;
-          1) kill -TERM -- "-$leader"; by_term=$((by_term + 1)) ;;
-          2) kill -KILL -- "-$leader"; by_group_kill=$((by_group_kill + 1)) ;;
-        esac
-        interrupted=$((interrupted + 1))
+  interrupted=0 by_kill=0 by_term=0 by_group_kill=0 attempts=0 rounds=0
+  # Rounds as in the train mode: each sweep from scratch, interrupted and rerun until it finishes, then compared;
+  # new rounds until the interruptions are spent.
+  while [ "$interrupted" -lt "$kills" ] || [ "$rounds" -eq 0 ]; do
+    rounds=$((rounds + 1))
+    rm -rf "$work/crash" crash.log
+    while true; do
+      attempts=$((attempts + 1))
+      setsid "$RLM" sweep --config sweep.yaml --jobs 2 --out "$work/crash" >>crash.log 2>&1 &
+      leader=$!
+      if [ "$interrupted" -lt "$kills" ]; then
+        delay_ms=$(((RANDOM * 32768 + RANDOM) % (ref_ms + 1)))
+        sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
+        if kill -0 "$leader" 2>/dev/null; then
+          case $((RANDOM % 3)) in
+            0) kill -KILL "$leader"; by_kill=$((by_kill + 1)) ;;
+            1) kill -TERM -- "-$leader"; by_term=$((by_term + 1)) ;;
+            2) kill -KILL -- "-$leader"; by_group_kill=$((by_group_kill + 1)) ;;
+          esac
+          interrupted=$((interrupted + 1))
+        fi
       fi
-    fi
-    wait "$leader" 2>/dev/null
-    status=$?
-    workers_gone || { echo "[crash] FAIL: workers still train 60 s after their sweep ended (seed $seed)"; exit 1; }
-    if [ "$status" -eq 0 ]; then break; fi
-    if grep -q "FAILED" crash.log; then
-      grep FAILED crash.log | tail -3
-      echo "[crash] FAIL: a run was reported FAILED (seed $seed)"
-      exit 1
-    fi
-    if [ "$attempts" -gt $((kills * 4 + 20)) ]; then echo "[crash] FAIL: no progress (seed $seed)"; exit 1; fi
-  done
-  echo "[crash] $interrupted interruptions ($by_kill kill -9 of the sweep, $by_term group SIGTERM," \
-    "$by_group_kill kill -9 of the group) in $attempts sweep processes"
-  "$PYTHON" - ref crash <<'PY' || exit 1
+      wait "$leader" 2>/dev/null
+      status=$?
+      workers_gone || { echo "[crash] FAIL: workers still train 60 s after their sweep ended (seed $seed)"; exit 1; }
+      if [ "$status" -eq 0 ]; then break; fi
+      if grep -q "FAILED" crash.log; then
+        grep FAILED crash.log | tail -3
+        echo "[crash] FAIL: a run was reported FAILED (seed $seed)"
+        exit 1
+      fi
+      if [ "$attempts" -gt $((kills * 4 + 20)) ]; then echo "[crash] FAIL: no progress (seed $seed)"; exit 1; fi
+    done
+    "$PYTHON" - ref crash <<'PY' || exit 1
 import json, pathlib, sys
 timing = {"charts/steps_per_second", "charts/rollout_seconds", "charts/iteration_seconds", "charts/update_seconds"}
 def rows(path):
@@ -124,6 +127,10 @@ for name in runs:
         sys.exit(1)
 print(f"[crash]   {len(runs)} runs: metrics.jsonl bitwise equal to the uninterrupted sweep's (timings excluded)")
 PY
+    echo "[crash] round $rounds done: $interrupted interruptions so far"
+  done
+  echo "[crash] $interrupted interruptions ($by_kill kill -9 of the sweep, $by_term group SIGTERM," \
+    "$by_group_kill kill -9 of the group) in $attempts sweep processes, $rounds sweeps"
   echo "[crash] sweep mode passed (seed $seed)"
   exit 0
 fi

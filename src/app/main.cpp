@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -59,8 +60,14 @@ bool trains_a_run(int argc, char** argv) {
 
 // Run from .preinit_array: before any shared library's initializer, since libtorch's take most of the 0.4 s between
 // exec and main, and a SIGTERM then (a sweep stopped just after it started a worker) must still give exit 143.
-void install_stop_handlers_first(int argc, char** argv, char** /*envp*/) {
-  if (trains_a_run(argc, argv)) rlm::install_stop_handlers();
+void install_stop_handlers_first(int argc, char** argv, char** envp) {
+  if (!trains_a_run(argc, argv)) return;
+  rlm::install_stop_handlers();
+  // A sweep's worker: from now on its sweep's forwarded copy of a group signal is recognised (getenv is not set up
+  // yet: the variable is read from envp).
+  const size_t n = std::strlen(rlm::kSweepParentVariable);
+  for (char** e = envp; e != nullptr && *e != nullptr; ++e)
+    if (std::strncmp(*e, rlm::kSweepParentVariable, n) == 0 && (*e)[n] == '=') rlm::stop_with_sweep_parent(*e + n + 1);
 }
 [[gnu::section(".preinit_array"), gnu::used]] void (*const kPreinit)(int, char**, char**) = install_stop_handlers_first;
 

@@ -32,7 +32,8 @@ namespace {
 int train_until_done_or_stopped(agents::Trainer& trainer, const fs::path& run_dir) {
   const auto summary = trainer.train([] { return stop_signal() != 0; });
   const int signal = stop_signal();
-  restore_default_stop_handlers();
+  // The handlers stay: a signal now (the sweep's forwarded copy of one that came as training ended) finds the run
+  // finished and changes nothing.
   if (summary.interrupted) {
     fmt::print(
         "[train] stopped at {} env steps (iteration {}); the newest checkpoint is kept. Continue with:\n"

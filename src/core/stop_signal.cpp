@@ -42,17 +42,11 @@ void install_stop_handlers() {
   sigprocmask(SIG_UNBLOCK, &stops, nullptr);
 }
 
-void restore_default_stop_handlers() {
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-}
-
 int stop_signal() { return g_stop_signal; }
 
-void stop_with_sweep_parent() {
-  const char* value = std::getenv(kSweepParentVariable);
-  if (value == nullptr || *value == '\0') return;
-  const long parent = std::strtol(value, nullptr, 10);
+void stop_with_sweep_parent(const char* parent_pid) {
+  if (parent_pid == nullptr || *parent_pid == '\0') return;
+  const long parent = std::strtol(parent_pid, nullptr, 10);
   if (parent <= 1) return;
   g_sweep_parent = static_cast<std::sig_atomic_t>(parent);
   prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -17,15 +17,14 @@ inline constexpr const char* kSweepParentVariable = "RLM_SWEEP_PARENT";
 /// Installs the SIGINT/SIGTERM handlers (idempotent: a request that came earlier is kept), then unblocks both: a
 /// sweep spawns its workers with them blocked, which closes the last window, the few ms the dynamic loader takes.
 void install_stop_handlers();
-/// Restores the default actions.
-void restore_default_stop_handlers();
 /// 0 while no stop was asked for, else the first signal (SIGINT or SIGTERM).
 int stop_signal();
 
-/// For a sweep's worker: the sweep's pid from RLM_SWEEP_PARENT (its forwarded signals are not a "second" one), and
-/// SIGTERM when the sweep dies, so that a kill -9 of the sweep stops its workers through a checkpoint instead of
-/// leaving them training as orphans. If the sweep is already gone, the stop is requested at once. No-op without
-/// the variable (a Slurm task, or `--only` by hand). Call after install_stop_handlers().
-void stop_with_sweep_parent();
+/// For a sweep's worker, given RLM_SWEEP_PARENT's value (null or empty: not a worker, nothing to do; a Slurm task or
+/// `--only` by hand): the sweep's forwarded signals are not a "second" one, and the worker gets SIGTERM when the
+/// sweep dies, so that a kill -9 of the sweep stops it through a checkpoint instead of leaving an orphan training. If
+/// the sweep is already gone, the stop is requested at once. Call after install_stop_handlers(); the value is passed
+/// in because this runs from .preinit_array, before libc has set up getenv().
+void stop_with_sweep_parent(const char* parent_pid);
 
 }  // namespace rlm

@@ -102,7 +102,7 @@ else
 fi
 
 # ---- 3. one SIGTERM to the sweep's process group while the worker is in an update ----
-sweep_file group 100000000 "algo.epochs: 3000" "algo.steps_per_env: 64" "checkpoint.every: 100000" \
+sweep_file group 100000000 "algo.epochs: 3000" "checkpoint.every: 100000" \
   "logging.progress_seconds: 0"
 setsid "$RLM" sweep --config group.yaml --jobs 1 --out G >g.log 2>&1 &
 leader=$!
@@ -118,7 +118,7 @@ if grep -q "update epoch 2/" "$log"; then
     ok "a group SIGTERM mid-update stops the worker through its checkpoint" ||
     fail "group SIGTERM: sweep exit $status, $(tail -2 g.log), worker: $(tail -2 "$log")"
 else
-  fail "the worker never reached an update: $(tail -3 "$log")"
+  fail "the worker never reached an update: $(tail -3 "$log" 2>&1), sweep: $(tail -3 g.log)"
   kill -KILL -- "-$leader"
 fi
 

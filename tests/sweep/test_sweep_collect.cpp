@@ -102,12 +102,16 @@ TEST_CASE("collect: final and best values per run, mean and sample std per group
   CHECK_THAT(md, Catch::Contains("| a | model.memory.type=gru | eval/episode_return_mean | 3/3 | 0.7 ± 0.2 |"));
   CHECK_THAT(rlm::sweep::runs_csv(results), Catch::Contains(",missing,"));
 
-  SECTION("a named metric; a malformed row in the middle is an error naming file and line") {
+  SECTION("a named metric; a malformed row in the middle makes that run corrupt, naming file and line") {
     const auto named = rlm::sweep::collect_runs(sweep.dir, runs, "charts/episode_return_mean");
     CHECK(named[0].final_value == 0.3);
     CHECK(named[1].values == 0);
     sweep.metrics(runs[4], "{\"step\": 1}\nnot json\n{\"step\": 2}\n", false);
-    CHECK_THROWS_WITH(rlm::sweep::collect_runs(sweep.dir, runs, ""),
-                      Catch::Contains("metrics.jsonl:2: not a JSON metrics row"));
+    const auto with_corrupt = rlm::sweep::collect_runs(sweep.dir, runs, "");
+    CHECK(with_corrupt[4].status == "corrupt");
+    CHECK(with_corrupt[4].values == 0);
+    CHECK_THAT(with_corrupt[4].problem, Catch::Contains("metrics.jsonl:2: not a JSON metrics row"));
+    CHECK(with_corrupt[0].status == results[0].status);  // the others are collected as before
+    CHECK(with_corrupt[0].final_value == results[0].final_value);
   }
 }
