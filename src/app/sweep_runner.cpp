@@ -192,8 +192,7 @@ int run_one(const SweepJob& job, int index, bool dry_run, bool rerun_changed) {
     }
     return 0;
   }
-  install_stop_handlers();  // before anything slow, so that an early SIGTERM still stops through exit 143
-  stop_with_sweep_parent(std::getenv(kSweepParentVariable));  // again: idempotent, and --only may come from a test
+  // The stop handlers, and the sweep's pid for a worker, are in already: main.cpp installs them before libtorch loads.
   // The folder's lock first: another process (a second sweep on the same folder, a stray worker) may be training
   // this run, and nothing here may read its state for a decision, delete it or write into it.
   std::error_code ec;

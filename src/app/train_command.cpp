@@ -131,7 +131,6 @@ int train_new_run_in(const std::string& config_file, const std::vector<std::stri
 }
 
 int train_command(const Args& args) {
-  install_stop_handlers();  // first: a SIGTERM while configs and torch load must still give exit 143
   const auto parsed = parse_args(args, {"config", "resume"}, {}, /*allow_overrides=*/true);
   const auto config_file = parsed.get("config");
   const auto resume_dir = parsed.get("resume");
