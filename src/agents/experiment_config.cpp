@@ -10,6 +10,7 @@
 
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
+#include "core/text_checks.hpp"
 
 namespace rlm {
 namespace {
@@ -28,18 +29,32 @@ void check_cross_fields(const Config& c, const config_reader::Report& report) {
                        c.algo.minibatch_size, c.env.num_envs, c.algo.steps_per_env, rollout));
   }
   const std::string& name = c.experiment.name;
-  const bool control = std::any_of(name.begin(), name.end(),
-                                   [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+  const bool unprintable = has_control_character(name) || !is_valid_utf8(name);
   if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos || name == "." || name == ".." ||
-      control || name.size() > 100) {
+      unprintable || name.size() > 100) {
     report({"experiment.name"},
-           fmt::format("experiment.name = '{}' must be one folder name: no '/' or '\\', not '.' or '..', no control "
-                       "characters, at most 100 characters",
-                       control ? std::string("<with control characters>") : name.substr(0, 120)));
+           fmt::format("experiment.name = '{}' must be one folder name: no '/' or '\\', not '.' or '..', UTF-8 "
+                       "without control characters, at most 100 bytes",
+                       unprintable ? std::string("<with control characters or invalid UTF-8>") : name.substr(0, 120)));
   }
   const std::string& runs_dir = c.experiment.runs_dir;
-  if (std::any_of(runs_dir.begin(), runs_dir.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20; })) {
-    report({"experiment.runs_dir"}, "experiment.runs_dir must not contain control characters");
+  if (has_control_character(runs_dir) || !is_valid_utf8(runs_dir)) {
+    report({"experiment.runs_dir"}, "experiment.runs_dir must be UTF-8 without control characters");
+  }
+  // Linux refuses paths over PATH_MAX (4096) bytes and folder names over NAME_MAX (255); a run's files lie up to
+  // ~200 characters below runs_dir (name, timestamp, checkpoints/ckpt_....pt and a temp suffix).
+  constexpr size_t kMaxRunsDir = 3800, kMaxFolderName = 255;
+  size_t longest_part = 0;
+  for (size_t start = 0; start <= runs_dir.size();) {
+    const size_t slash = std::min(runs_dir.find('/', start), runs_dir.size());
+    longest_part = std::max(longest_part, slash - start);
+    start = slash + 1;
+  }
+  if (runs_dir.size() > kMaxRunsDir || longest_part > kMaxFolderName) {
+    report({"experiment.runs_dir"},
+           fmt::format("experiment.runs_dir is too long for Linux paths ({} characters, a folder name of {}; at most "
+                       "{} and {})",
+                       runs_dir.size(), longest_part, kMaxRunsDir, kMaxFolderName));
   }
   const auto& spiking = c.model.memory.spiking;
   if (spiking.noise_low > spiking.noise_high) {

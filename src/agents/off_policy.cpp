@@ -31,6 +31,7 @@
 #include "agents/checkpoint.hpp"
 #include "agents/off_policy_losses.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/metrics_logger.hpp"
 #include "core/progress.hpp"
 #include "core/seed.hpp"
@@ -163,8 +164,12 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
     throw ConfigValueError("env.id", e.what());
   }
   const auto options = envs::wrapper_options(config_.env);
-  envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
-                                         derive_seed(seed, {kEnvStream}), options, config_.env.options);
+  try {
+    envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
+                                           derive_seed(seed, {kEnvStream}), options, config_.env.options);
+  } catch (const EnvOptionError& e) {
+    throw ConfigValueError("env." + e.option, e.what());
+  }
   const int eval_envs = std::min(op.eval_episodes, config_.env.num_envs);
   // Evaluation plays the held-out tasks of envs with a task split (meta-RL: Wind); other envs do not read it.
   EnvOptions eval_options = config_.env.options;
@@ -193,6 +198,25 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
     throw ConfigValueError("algo.off_policy.buffer_size",
                            fmt::format("algo.off_policy.buffer_size = {} cannot hold one episode of {} ({} steps)",
                                        op.buffer_size, config_.env.id, envs_->max_episode_steps()));
+  }
+  {
+    // A lower bound of one update's memory per window step: the sampled batch, then what backpropagation keeps of
+    // the actor's and the critic's forward passes, at the least their embeddings, memory outputs and MLP layers
+    // (twin critics). The real use is several times larger (configs/offpolicy/sacd_gru_repeat_first.yaml, 64 wide:
+    // peak RSS 2.7 GB at batch_size 2000 and 8.1 GB at 8000, about 4,300 floats per window step against ~600
+    // here), so this refuses only what can never fit.
+    const auto& m = config_.model.off_policy;
+    double floats_per_step = static_cast<double>(envs_->obs_size() + 2 * spec_.action_size() + 5);
+    const double embeddings = m.observation_embedding_size + m.action_embedding_size + m.reward_embedding_size;
+    floats_per_step += 2 * embeddings + config_.model.memory_of(config_.model.actor_memory).hidden_size +
+                       config_.model.memory_of(config_.model.critic_memory).hidden_size;
+    for (int width : m.actor_layers) floats_per_step += width;
+    for (int width : m.critic_layers) floats_per_step += 2.0 * width;
+    check_fits_in_memory(
+        "algo.off_policy.batch_size",
+        fmt::format("algo.off_policy.batch_size = {} (windows of {} steps)", op.batch_size, seq_len_ + op.burn_in),
+        "one update",
+        4.0 * floats_per_step * static_cast<double>(op.batch_size) * static_cast<double>(seq_len_ + op.burn_in + 1));
   }
   torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
   agent_ =

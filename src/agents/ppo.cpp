@@ -35,6 +35,7 @@
 #include "agents/gae.hpp"
 #include "agents/minibatches.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/metrics_logger.hpp"
 #include "core/progress.hpp"
 #include "core/seed.hpp"
@@ -81,9 +82,13 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
   } catch (const EnvError& e) {
     throw ConfigValueError("env.id", e.what());
   }
-  envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
-                                         derive_seed(seed, {kEnvStream}), envs::wrapper_options(config_.env),
-                                         config_.env.options);
+  try {
+    envs_ = std::make_unique<envs::VecEnv>(config_.env.id, config_.env.num_envs, config_.env.num_threads,
+                                           derive_seed(seed, {kEnvStream}), envs::wrapper_options(config_.env),
+                                           config_.env.options);
+  } catch (const EnvOptionError& e) {
+    throw ConfigValueError("env." + e.option, e.what());
+  }
   if (envs_->max_episode_steps() > config_.algo.max_seq_len) {
     throw ConfigValueError(
         "algo.max_seq_len",
@@ -92,6 +97,16 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
                     config_.algo.max_seq_len, config_.env.id, envs_->max_episode_steps(), envs_->max_episode_steps()));
   }
   action_spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
+  {  // the rollout tensors of collect_rollout(), float32 and bool per step and env: refuse before the first one
+    const double steps = static_cast<double>(config_.env.num_envs) *
+                         static_cast<double>(config_.algo.steps_per_env + envs_->max_episode_steps());
+    const double bytes_per_step =
+        4.0 * static_cast<double>(envs_->obs_size() + action_spec_.action_size() + action_spec_.num_logits() + 4) + 4.0;
+    check_fits_in_memory(
+        "algo.steps_per_env",
+        fmt::format("env.num_envs * algo.steps_per_env = {} * {}", config_.env.num_envs, config_.algo.steps_per_env),
+        "the rollout", steps * bytes_per_step);
+  }
   torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
   model_ = ActorCritic(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"),
                        action_spec_.num_logits(), config_.model);

@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "agents/acting.hpp"
@@ -15,6 +16,7 @@
 #include "agents/trainer.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
+#include "app/training.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/seed.hpp"
@@ -22,6 +24,22 @@
 
 namespace rlm::app {
 namespace fs = std::filesystem;
+namespace {
+
+/// eval.json, or eval_<key=value>_....json for an evaluation on other tasks (keys without "env.options."). A name
+/// that would pass Linux's 255-byte limit keeps its first 180 characters and a hash of the whole (the file itself
+/// lists the overrides).
+std::string eval_file_name(const std::vector<std::string>& overrides) {
+  std::string name = "eval";
+  for (const std::string& override_text : overrides)
+    name.append("_").append(override_text, std::string_view("env.options.").size());
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '=' && c != '.' && c != '-') c = '_';
+  if (name.size() > 200) name = fmt::format("{}_{:016x}", name.substr(0, 180), std::hash<std::string>{}(name));
+  return name + ".json";
+}
+
+}  // namespace
 
 int eval_command(const Args& args) {
   const auto parsed = parse_args(args, {"run", "episodes", "checkpoint"}, {"deterministic"}, true);
@@ -34,8 +52,9 @@ int eval_command(const Args& args) {
                       override_text));
   }
   if (!parsed.has("run")) throw UsageError("eval needs --run RUN_DIR");
+  const fs::path file = fs::path(*parsed.get("run")) / eval_file_name(parsed.overrides);
   const fs::path run_dir = *parsed.get("run");
-  if (!fs::is_directory(run_dir)) throw UsageError(fmt::format("run folder '{}' not found", run_dir.string()));
+  require_run_folder(run_dir, "--run");
   const fs::path config_file = run_dir / "config.yaml";
   ConfigOrigins origins;
   const Config config = load_config(config_file, parsed.overrides, &origins);
@@ -92,16 +111,10 @@ int eval_command(const Args& args) {
                returns.size());
     out["success_rate"] = rate;
   }
-  // eval.json, or eval_<key=value>_....json for an evaluation on other tasks (keys without "env.options.").
-  std::string name = "eval";
   for (const std::string& override_text : parsed.overrides) {
     const size_t eq = override_text.find('=');  // present: parse_args accepts only key=value overrides
-    name.append("_").append(override_text, std::string_view("env.options.").size());
     out["env_options"][override_text.substr(0, eq)] = override_text.substr(eq + 1);
   }
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '=' && c != '.' && c != '-') c = '_';
-  const fs::path file = run_dir / (name + ".json");
   write_file_atomic(file, out.dump(2) + "\n");
   if (!parsed.overrides.empty()) fmt::print("[eval] wrote {}\n", file.string());
   return 0;

@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 #include <malloc.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,7 +62,16 @@ bool trains_a_run(int argc, char** argv) {
 
 // Run from .preinit_array: before any shared library's initializer, since libtorch's take most of the 0.4 s between
 // exec and main, and a SIGTERM then (a sweep stopped just after it started a worker) must still give exit 143.
+// Also refuses a deleted working folder, which aborts those initializers.
 void install_stop_handlers_first(int argc, char** argv, char** envp) {
+  // A shell whose folder was deleted: oneMKL's initializer would abort with "FATAL ERROR: Cannot load
+  // libtorch_cpu.so", and every relative path would be meaningless. Only write(2) and _exit here: nothing else is up.
+  if (char cwd[4096]; getcwd(cwd, sizeof cwd) == nullptr && errno == ENOENT) {
+    static constexpr char kMessage[] =
+        "rlm: error: the current folder no longer exists (deleted?); cd to an existing folder and run again\n";
+    [[maybe_unused]] const auto written = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    _exit(2);
+  }
   if (!trains_a_run(argc, argv)) return;
   rlm::install_stop_handlers();
   // A sweep's worker: from now on its sweep's forwarded copy of a group signal is recognised (getenv is not set up

@@ -40,17 +40,23 @@ std::vector<fs::path> paper_table_files() {
 
 /// The table `id` names. Only its own file is read in full, so a worker is not stopped by another table's file.
 sweep::PaperTable find_paper_table(const std::string& id) {
-  std::string known;
+  std::string known, unreadable;
   for (const auto& file : paper_table_files()) {
     std::string its_id;
     try {
-      its_id = YAML::LoadFile(file.string())["id"].as<std::string>("");
-    } catch (const YAML::Exception&) {
-      continue;  // malformed: `rlm reproduce --list` reports it
+      const YAML::Node root = YAML::LoadFile(file.string());
+      if (root.IsMap() && root["id"] && root["id"].IsScalar()) its_id = root["id"].Scalar();
+    } catch (const YAML::ParserException& e) {
+      // Its id cannot be read, so it may be the table asked for: if no other file matches, its error is the answer.
+      if (unreadable.empty())
+        unreadable = fmt::format("{}:{}: malformed YAML: {}", file.string(), e.mark.line + 1, e.msg);
+      continue;
     }
     if (its_id == id) return sweep::load_paper_table(file);
     known += (known.empty() ? "" : ", ") + its_id;
   }
+  if (!unreadable.empty())
+    throw ConfigError(fmt::format("{} (no other paper table is '{}'; known: {})", unreadable, id, known));
   throw UsageError(fmt::format("no paper table '{}' (known: {})", id, known));
 }
 
@@ -163,6 +169,26 @@ int reproduce_command(const Args& raw_args) {
     for (size_t i = 0; i < runs.size(); ++i) runs[i].index = static_cast<int>(i);
   }
   if (budget < 1.0) {
+    // PPO trains whole iterations of num_envs × steps_per_env steps, so a budget below one trains one iteration
+    // anyway (and 30 epochs of updates on it): refuse, naming the smallest budget every cell can honour.
+    double smallest = 0;
+    std::string smallest_cell;
+    for (const auto& run : runs) {
+      const Config config = load_config(run.config, run.overrides);
+      if (config.algo.type != "ppo") continue;
+      const double iteration = static_cast<double>(config.env.num_envs) * config.algo.steps_per_env;
+      if (const double need = iteration / static_cast<double>(config.algo.total_steps); need > smallest) {
+        smallest = need;
+        smallest_cell =
+            fmt::format("{}: one iteration is env.num_envs × algo.steps_per_env = {} × {} steps of {}",
+                        run.config_label, config.env.num_envs, config.algo.steps_per_env, config.algo.total_steps);
+      }
+    }
+    if (budget < smallest)
+      throw UsageError(
+          fmt::format("--budget {:g} is below one PPO iteration ({}); the smallest budget of {} is "
+                      "{:.3g} (or run fewer --cells)",
+                      budget, smallest_cell, table.id, std::ceil(smallest * 1000) / 1000));
     for (auto& run : runs) {
       const int64_t total = load_config(run.config, run.overrides).algo.total_steps;
       run.overrides.push_back(

@@ -20,6 +20,12 @@ namespace {
 // ---- collect ----
 int collect(const sweep::SweepSpec& spec, const std::vector<sweep::SweepRun>& runs, const fs::path& sweep_dir,
             const std::string& metric) {
+  std::error_code ec;
+  if (!fs::is_directory(sweep_dir, ec))
+    throw UsageError(
+        fmt::format("--collect: sweep folder '{}' does not exist; run the sweep first (the same command "
+                    "without --collect)",
+                    sweep_dir.string()));
   const auto results = sweep::collect_runs(sweep_dir, runs, metric);
   for (const auto& r : results)
     if (r.status == "corrupt") fmt::print("[sweep] left out {}: {}\n", r.run.id, r.problem);

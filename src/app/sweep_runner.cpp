@@ -23,9 +23,12 @@
 #include "app/training.hpp"
 #include "core/atomic_file.hpp"
 #include "core/config_io.hpp"
+#include "core/config_reader.hpp"
 #include "core/error.hpp"
+#include "core/folders.hpp"
 #include "core/run_lock.hpp"
 #include "core/stop_signal.hpp"
+#include "core/text_checks.hpp"
 
 extern char** environ;
 
@@ -82,7 +85,20 @@ int check_run_configs(const SweepJob& job) {
     try {
       threads = std::max(threads, load_config(run.config, run.overrides).experiment.torch_threads);
     } catch (const std::exception& e) {
-      throw ConfigError(fmt::format("{}: run {} ({}): {}", spec.file.string(), run.index, run.id, e.what()));
+      // The sweep hands its overrides to train as command-line tokens, and a config error names a bad one as
+      // "command line: TOKEN: ...": point at the sweep file's line that wrote it instead.
+      const std::string message = e.what();
+      for (const std::string& token : run.overrides) {
+        const std::string prefix = "command line: " + config_reader::shown_token(token) + ":";
+        if (!message.starts_with(prefix)) continue;
+        const auto by_token = spec.token_lines.find(token);
+        const auto by_key = spec.key_lines.find(token.substr(0, token.find('=')));
+        if (by_token == spec.token_lines.end() && by_key == spec.key_lines.end()) break;  // the seed, say
+        const int line = by_token != spec.token_lines.end() ? by_token->second : by_key->second;
+        throw ConfigError(fmt::format("{}:{}: {}{} (run {}, {})", spec.file.string(), line, token,
+                                      message.substr(prefix.size() - 1), run.index, run.id));
+      }
+      throw ConfigError(fmt::format("{}: run {} ({}): {}", spec.file.string(), run.index, run.id, message));
     }
   }
   return threads;
@@ -195,9 +211,7 @@ int run_one(const SweepJob& job, int index, bool dry_run, bool rerun_changed) {
   // The stop handlers, and the sweep's pid for a worker, are in already: main.cpp installs them before libtorch loads.
   // The folder's lock first: another process (a second sweep on the same folder, a stray worker) may be training
   // this run, and nothing here may read its state for a decision, delete it or write into it.
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw UsageError(fmt::format("cannot create run folder '{}': {}", dir.string(), ec.message()));
+  create_folders(dir, "run folder");
   std::optional<RunFolderLock> lock;
   try {
     lock.emplace(dir);
@@ -297,7 +311,7 @@ int run_local(const SweepJob& job, int jobs) {
   const auto& runs = job.runs;
   const fs::path& sweep_dir = job.dir;
   self_executable();  // resolved now, while the file is surely there
-  fs::create_directories(sweep_dir / "logs");
+  create_folders(sweep_dir / "logs", "sweep folder");
   write_file_atomic(sweep_dir / "sweep.json", manifest(spec, runs).dump(2));
   std::vector<const sweep::SweepRun*> queue;
   int already = 0;
@@ -403,10 +417,9 @@ std::string printable(const std::string& text) {
 /// --output line a '%' is a Slurm pattern and a '"' would end the quoted value.
 void check_script_path(const std::string& what, const fs::path& path, bool in_sbatch_line) {
   const std::string text = path.string();
-  for (const char c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      throw UsageError(
-          fmt::format("{} '{}' holds a control character; a Slurm script cannot name it", what, printable(text)));
+  if (has_control_character(text))
+    throw UsageError(
+        fmt::format("{} '{}' holds a control character; a Slurm script cannot name it", what, printable(text)));
   if (in_sbatch_line && text.find_first_of("%\"") != std::string::npos)
     throw UsageError(fmt::format("{} '{}': '%' and '\"' cannot appear in a Slurm #SBATCH --output path", what, text));
 }
@@ -429,7 +442,9 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
       "#!/usr/bin/env bash\n"
       "# Slurm job array of the sweep '{}' ({} runs), written by `rlm {} --emit slurm`. Array task i trains\n"
       "# run i of the sweep (index, id and overrides: {}/sweep.json) into {}/runs/<id>;\n"
-      "# resubmitting skips finished runs and resumes interrupted ones from their checkpoints.\n"
+      "# resubmitting skips finished runs and resumes interrupted ones from their checkpoints. To stop a task\n"
+      "# through a checkpoint: scancel --batch --signal=TERM JOB_TASK (rlm is the task's batch shell and it runs no\n"
+      "# job steps, the only thing a plain scancel --signal reaches).\n"
       "#SBATCH --job-name={}\n"
       "#SBATCH --array=0-{}{}\n"
       "#SBATCH --output={}\n"
@@ -451,8 +466,8 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
       "resumes.\n"
       "exec {} {} --only \"${{SLURM_ARRAY_TASK_ID:?run this with sbatch}}\"\n",
       quote(fs::current_path().string()), quote(self_executable().string()), shell_words(job.child_command));
-  fs::create_directories(out_dir);
-  fs::create_directories(sweep_dir / "logs");
+  create_folders(out_dir, "--emit slurm folder");
+  create_folders(sweep_dir / "logs", "sweep folder");
   write_file_atomic(sweep_dir / "sweep.json", manifest(spec, runs).dump(2));
   const fs::path file = out_dir / (spec.name + ".sbatch");
   write_file_atomic(file, script);

@@ -18,6 +18,7 @@
 #include "app/training.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/folders.hpp"
 #include "core/resume_policy.hpp"
 #include "core/run_lock.hpp"
 #include "core/stop_signal.hpp"
@@ -70,9 +71,22 @@ void report_leftovers(const fs::path& run_dir) {
 
 }  // namespace
 
-int resume_run(const fs::path& run_dir, const std::vector<std::string>& overrides, const RunFolderLock* held) {
+void require_run_folder(const fs::path& run_dir, const std::string& flag) {
   std::error_code ec;
-  if (!fs::is_directory(run_dir, ec)) throw UsageError(fmt::format("run folder '{}' not found", run_dir.string()));
+  if (fs::is_directory(run_dir, ec)) return;
+  if (!fs::exists(run_dir, ec)) throw UsageError(fmt::format("{}: run folder '{}' not found", flag, run_dir.string()));
+  const fs::path parent = run_dir.parent_path();
+  if (parent.filename() == "checkpoints" && fs::exists(parent.parent_path() / "config.yaml", ec))
+    throw UsageError(
+        fmt::format("{}: '{}' is a checkpoint file; {} takes its run folder, '{}' (its newest valid "
+                    "checkpoint is used{})",
+                    flag, run_dir.string(), flag, parent.parent_path().string(),
+                    flag == "--run" ? ", or pick one with --checkpoint FILE" : ""));
+  throw UsageError(fmt::format("{}: '{}' is a file, not a run folder", flag, run_dir.string()));
+}
+
+int resume_run(const fs::path& run_dir, const std::vector<std::string>& overrides, const RunFolderLock* held) {
+  require_run_folder(run_dir, "--resume");
   // Before anything in the folder is read for writing or written.
   std::optional<RunFolderLock> lock;
   if (held == nullptr) lock.emplace(run_dir);
@@ -116,8 +130,7 @@ int train_new_run(const std::string& config_file, const std::vector<std::string>
   std::error_code ec;
   if (run_dir_or_new && fs::exists(run_dir, ec))
     throw UsageError(fmt::format("run folder '{}' already exists", run_dir.string()));
-  fs::create_directories(run_dir, ec);
-  if (ec) throw UsageError(fmt::format("cannot create run folder '{}': {}", run_dir.string(), ec.message()));
+  create_folders(run_dir, "run folder");
   const RunFolderLock lock(run_dir);
   return train_in_locked_folder(config, *trainer, run_dir);
 }

@@ -17,6 +17,9 @@ int train_new_run(const std::string& config_file, const std::vector<std::string>
 /// worker, which must hold the folder before it decides what to do with it.
 int train_new_run_in(const std::string& config_file, const std::vector<std::string>& overrides,
                      const std::filesystem::path& run_dir, const RunFolderLock& held);
+/// Throws UsageError unless `run_dir` is a folder. `flag` is the option that named it ("--resume"); a checkpoint
+/// file given instead is answered with its run folder.
+void require_run_folder(const std::filesystem::path& run_dir, const std::string& flag);
 /// Continues `run_dir` from its newest checkpoint (overrides: resume-safe keys only). Same exit statuses. `held`:
 /// the folder's lock when the caller has it already; otherwise it is taken here.
 int resume_run(const std::filesystem::path& run_dir, const std::vector<std::string>& overrides,

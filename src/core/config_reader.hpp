@@ -28,8 +28,18 @@
 
 namespace rlm::config_reader {
 
+/// The most YAML nodes a config, sweep file or paper table may expand to (counting each alias's copy): a config has
+/// a few hundred, and nested anchors ("alias bombs") reach billions from a few hundred bytes.
+inline constexpr int64_t kMaxYamlNodes = 1'000'000;
+
 using config_detail::join;
 using config_detail::split;
+
+/// An override token as messages quote it: whole up to 200 characters, else its start, "...", and its length.
+inline std::string shown_token(const std::string& token) {
+  if (token.size() <= 200) return token;
+  return fmt::format("{}...({} characters)", token.substr(0, 120), token.size());
+}
 
 /// Where a value came from: a file (errors say file:line) or one command-line override (errors quote it).
 struct Source {
@@ -40,7 +50,7 @@ struct Source {
   const std::vector<std::string>* known_keys = nullptr;   ///< every key path of the schema, for did-you-mean hints
 
   std::string at(const YAML::Node& node) const {
-    if (command_line) return "command line: " + name;
+    if (command_line) return "command line: " + shown_token(name);
     const YAML::Mark mark = node.Mark();
     return mark.is_null() ? name : fmt::format("{}:{}", name, mark.line + 1);
   }
@@ -163,20 +173,29 @@ inline std::optional<std::string> unterminated_quote(std::string_view text, cons
   return fmt::format("unterminated {} quote", quote == '"' ? "double" : "single");
 }
 
-/// Throws at the first scalar of `node` (keys included) that opens a quote and never closes it.
-inline void check_quotes(const YAML::Node& node, std::string_view text, const std::string& where) {
+/// Throws at the first scalar of `node` (keys included) that opens a quote and never closes it. `budget` bounds the
+/// nodes visited: aliases share nodes, so a 500-byte file of nested anchors names 10^9 of them (an "alias bomb"),
+/// and a config has a few hundred.
+inline void check_quotes(const YAML::Node& node, std::string_view text, const std::string& where, int64_t& budget) {
+  if (--budget < 0) {
+    fail(fmt::format("{}: more than {} YAML nodes (nested aliases?); a config is a few hundred", where, kMaxYamlNodes));
+  }
   if (node.IsScalar()) {
     if (const auto problem = unterminated_quote(text, node.Mark())) {
       fail(fmt::format("{}:{}:{}: malformed YAML: {}", where, node.Mark().line + 1, node.Mark().column + 1, *problem));
     }
   } else if (node.IsMap()) {
     for (const auto& entry : node) {
-      check_quotes(entry.first, text, where);
-      check_quotes(entry.second, text, where);
+      check_quotes(entry.first, text, where, budget);
+      check_quotes(entry.second, text, where, budget);
     }
   } else if (node.IsSequence()) {
-    for (const auto& item : node) check_quotes(item, text, where);
+    for (const auto& item : node) check_quotes(item, text, where, budget);
   }
+}
+inline void check_quotes(const YAML::Node& node, std::string_view text, const std::string& where) {
+  int64_t budget = kMaxYamlNodes;
+  check_quotes(node, text, where, budget);
 }
 
 // ---- visitors ----
@@ -412,24 +431,24 @@ void apply_override(Root& config, const std::string& token, std::map<std::string
     const std::string key = trim(token);
     const bool is_known = std::find(known.begin(), known.end(), key) != known.end();
     const auto hint = is_known ? std::optional<std::string>(key) : config_detail::suggest_key(key, known);
-    fail(fmt::format("command line: {}: expected key.path=value{}", token,
+    fail(fmt::format("command line: {}: expected key.path=value{}", shown_token(token),
                      hint ? fmt::format(" (did you mean '{}=...'?)", *hint) : std::string()));
   }
   const std::string key = trim(std::string_view(token).substr(0, eq));
   if (std::find(known.begin(), known.end(), key) == known.end()) {
-    fail(fmt::format("command line: {}: unknown key '{}'{}", token, key, did_you_mean(key, known)));
+    fail(fmt::format("command line: {}: unknown key '{}'{}", shown_token(token), key, did_you_mean(key, known)));
   }
   YAML::Node value;
   const std::string text = token.substr(eq + 1);
   try {
     value = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    fail(fmt::format("command line: {}: malformed YAML value: {}", token, e.msg));
+    fail(fmt::format("command line: {}: malformed YAML value: {}", shown_token(token), e.msg));
   }
   try {
     check_quotes(value, text, "");
   } catch (const ConfigError&) {
-    fail(fmt::format("command line: {}: malformed YAML value: unterminated quote", token));
+    fail(fmt::format("command line: {}: malformed YAML value: unterminated quote", shown_token(token)));
   }
   read_section(nest(split(key, '.'), 0, value), config, "", Source{token, true, key, &origins, &known});
 }

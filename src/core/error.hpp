@@ -28,6 +28,14 @@ struct EnvError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An env option (a wrapper's: markovian, discrete_action) that the chosen env cannot take; `option` is its key
+/// under env, so the command line can say where it was set.
+struct EnvOptionError : EnvError {
+  EnvOptionError(std::string option_key, const std::string& message)
+      : EnvError(message), option(std::move(option_key)) {}
+  std::string option;
+};
+
 /// A checkpoint or other run file is missing, truncated or corrupt. Exit status 3.
 struct CheckpointError : std::runtime_error {
   using std::runtime_error::runtime_error;

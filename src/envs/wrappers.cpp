@@ -156,10 +156,10 @@ const char* level_name(Observability level) {
 const Space& required_state_space(const Env& inner, Observability level) {
   const Space* state = inner.state_space();
   if (state == nullptr)
-    throw EnvError(
-        fmt::format("{}: the Markovian wrapper at level '{}' needs the env's state, but the env exposes "
-                    "no state_space()",
-                    gym_style_id(inner.id()), level_name(level)));
+    throw EnvOptionError("markovian",
+                         fmt::format("{}: env.markovian = {} needs the env's state, but the env exposes no state "
+                                     "(state_space())",
+                                     gym_style_id(inner.id()), level_name(level)));
   return *state;
 }
 
@@ -205,15 +205,17 @@ Space discrete_action_space(const Env& inner) {
   const Space& space = inner.action_space();
   if (space.kind == Space::Kind::Discrete) return space;
   if (space.kind != Space::Kind::MultiDiscrete)
-    throw EnvError(fmt::format("{}: DiscreteAction needs a Discrete or MultiDiscrete action space, got {}",
-                               gym_style_id(inner.id()), space.to_string()));
+    throw EnvOptionError("discrete_action",
+                         fmt::format("{}: env.discrete_action needs a Discrete or MultiDiscrete action space, got {}",
+                                     gym_style_id(inner.id()), space.to_string()));
   constexpr int64_t kMaxExactFloat = int64_t{1} << 24;  // every action index must survive the float round trip
   int64_t n = 1;
   for (int64_t k : space.nvec) {
     n *= k;
     if (n > kMaxExactFloat)
-      throw EnvError(fmt::format("{}: DiscreteAction: {} has more than 2^24 joint actions", gym_style_id(inner.id()),
-                                 space.to_string()));
+      throw EnvOptionError("discrete_action",
+                           fmt::format("{}: env.discrete_action: {} has more than 2^24 joint actions",
+                                       gym_style_id(inner.id()), space.to_string()));
   }
   return Space::discrete(n);
 }

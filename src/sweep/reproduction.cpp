@@ -26,6 +26,12 @@ double number(const fs::path& file, const YAML::Node& node, const std::string& k
   }
 }
 
+/// A scalar's text ("title: []" or a missing value is refused with file:line and key).
+std::string text(const fs::path& file, const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar()) fail_at(file, node, key, "must be a text (a single value)");
+  return node.Scalar();
+}
+
 /// [mean, spread], or [mean] for a number printed without an error bar.
 PublishedValue published(const fs::path& file, const YAML::Node& node, const std::string& key) {
   if (!node.IsSequence() || node.size() < 1 || node.size() > 2)
@@ -74,25 +80,31 @@ PaperTable load_paper_table(const fs::path& file) {
     const auto key = item.first.as<std::string>();
     const YAML::Node v = item.second;
     if (key == "id") {
-      t.id = v.as<std::string>();
+      t.id = text(file, v, key);
     } else if (key == "title") {
-      t.title = v.as<std::string>();
+      t.title = text(file, v, key);
     } else if (key == "source") {
       if (!v.IsMap()) fail_at(file, v, key, "must be {paper, table, page}");
-      t.source_paper = v["paper"] ? v["paper"].as<std::string>() : "";
-      t.source_table = v["table"] ? v["table"].as<std::string>() : "";
-      t.source_page = v["page"] ? v["page"].as<std::string>() : "";
+      t.source_paper = v["paper"] ? text(file, v["paper"], "source.paper") : "";
+      t.source_table = v["table"] ? text(file, v["table"], "source.table") : "";
+      t.source_page = v["page"] ? text(file, v["page"], "source.page") : "";
     } else if (key == "sweep") {
-      t.sweep = (file.parent_path() / v.as<std::string>()).lexically_normal();
+      const std::string name = text(file, v, key);
+      if (name.empty()) fail_at(file, v, key, "must name the table's sweep file");
+      t.sweep = (file.parent_path() / name).lexically_normal();
+      std::error_code ec;
+      if (fs::is_directory(t.sweep, ec))
+        fail_at(file, v, key, fmt::format("'{}' is a folder, not a sweep file ({})", name, t.sweep.string()));
     } else if (key == "metric") {
-      t.metric = v.as<std::string>();
+      t.metric = text(file, v, key);
     } else if (key == "statistic") {
-      t.statistic = v.as<std::string>();
+      t.statistic = text(file, v, key);
       if (t.statistic != "final" && t.statistic != "best") fail_at(file, v, key, "must be final or best");
     } else if (key == "scale") {
       t.scale = number(file, v, key);
+      if (!std::isfinite(t.scale) || t.scale <= 0) fail_at(file, v, key, "must be a finite number above 0");
     } else if (key == "spread") {
-      t.spread = v.as<std::string>();
+      t.spread = text(file, v, key);
       if (t.spread != "std" && t.spread != "se") fail_at(file, v, key, "must be std or se (standard error)");
     } else if (key == "decimals") {
       const double d = number(file, v, key);
@@ -101,7 +113,7 @@ PaperTable load_paper_table(const fs::path& file) {
     } else if (key == "cells") {
       if (!v.IsMap()) fail_at(file, v, key, "must map sweep config labels to [mean, spread], [mean] or null");
       for (const auto& c : v) {
-        const auto label = c.first.as<std::string>();
+        const auto label = text(file, c.first, "cells");
         if (c.second.IsNull()) {
           t.cells.emplace_back(label, std::nullopt);
         } else {
@@ -113,8 +125,8 @@ PaperTable load_paper_table(const fs::path& file) {
       for (const auto& a : v) {
         if (!a.IsMap() || !a["name"] || !a["cells"] || !a["mean"] || !a["spread"])
           fail_at(file, a, key, "each aggregate needs name, cells (a label prefix), mean and spread");
-        t.aggregates.push_back({a["name"].as<std::string>(),
-                                a["cells"].as<std::string>(),
+        t.aggregates.push_back({text(file, a["name"], key + ".name"),
+                                text(file, a["cells"], key + ".cells"),
                                 {number(file, a["mean"], key), number(file, a["spread"], key)}});
       }
     } else {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 
+#include "core/config_reader.hpp"
 #include "core/error.hpp"
 
 namespace rlm::sweep {
@@ -16,10 +17,8 @@ namespace {
 /// share nodes, so a small file can name a huge tree, and no sweep or paper file needs more.
 void check_unique_keys(const std::filesystem::path& file, const YAML::Node& node, int64_t& budget) {
   if (--budget < 0)
-    throw ConfigError(
-        fmt::format("{}: more than a million YAML nodes (nested aliases?); a sweep or paper file is "
-                    "small",
-                    file.string()));
+    throw ConfigError(fmt::format("{}: more than {} YAML nodes (nested aliases?); a sweep or paper file is small",
+                                  file.string(), config_reader::kMaxYamlNodes));
   if (node.IsSequence()) {
     for (const auto& child : node) check_unique_keys(file, child, budget);
   } else if (node.IsMap()) {
@@ -55,7 +54,7 @@ YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& 
     throw ConfigError(fmt::format("{}:{}: holds {} YAML documents ('---' starts another); a {} is one document",
                                   file.string(), documents[1].Mark().line + 1, documents.size(), what));
   const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
-  int64_t budget = 1'000'000;
+  int64_t budget = config_reader::kMaxYamlNodes;
   check_unique_keys(file, root, budget);
   return root;
 }

@@ -6,13 +6,18 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <map>
+#include <optional>
 #include <random>
 #include <regex>
 #include <set>
 
 #include "core/config_io.hpp"
 #include "core/error.hpp"
+#include "core/text_checks.hpp"
 #include "sweep/sweep_files.hpp"
 
 namespace rlm::sweep {
@@ -36,15 +41,24 @@ class Reader {
     return out.c_str();
   }
 
-  std::vector<std::pair<std::string, std::string>> mapping(const YAML::Node& node, const std::string& key) const {
+  std::vector<std::pair<std::string, std::string>> mapping(const YAML::Node& node, const std::string& key) {
     if (!node.IsMap()) fail(node, key, "must be a mapping of config keys to values");
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& item : node) {
       const std::string name = item.first.as<std::string>();
       out.emplace_back(name, value_text(item.second, key + "." + name));
+      note(name, out.back().second, item.second);
     }
     return out;
   }
+
+  /// Remembers the line of the override key=value (value empty: of the key alone) for SweepSpec's token_lines.
+  void note(const std::string& key, const std::optional<std::string>& value, const YAML::Node& node) {
+    if (node.Mark().is_null()) return;
+    key_lines.emplace(key, node.Mark().line + 1);
+    if (value) token_lines.emplace(key + "=" + *value, node.Mark().line + 1);
+  }
+  std::map<std::string, int> token_lines, key_lines;
 
   template <class T>
   T number(const YAML::Node& node, const std::string& key) const {
@@ -75,7 +89,7 @@ std::vector<fs::path> glob_configs(const Reader& in, const YAML::Node& node, con
   return out;
 }
 
-void read_random(const Reader& in, const YAML::Node& node, SweepSpec& spec) {
+void read_random(Reader& in, const YAML::Node& node, SweepSpec& spec) {
   if (!node.IsMap()) in.fail(node, "random", "must be a mapping with samples, seed and params");
   for (const auto& item : node) {
     const auto key = item.first.as<std::string>();
@@ -95,6 +109,7 @@ void read_random(const Reader& in, const YAML::Node& node, SweepSpec& spec) {
   for (const auto& item : params) {
     SweepSpec::RandomParam p;
     p.key = item.first.as<std::string>();
+    in.note(p.key, std::nullopt, item.first);
     const std::string where = "random.params." + p.key;
     const YAML::Node dist = item.second;
     if (!dist.IsMap() || dist.size() != 1)
@@ -109,12 +124,17 @@ void read_random(const Reader& in, const YAML::Node& node, SweepSpec& spec) {
     } else if (p.kind == "uniform" || p.kind == "log_uniform" || p.kind == "int_uniform") {
       if (values.size() != 2) in.fail(values, where + "." + p.kind, "must be two bounds [low, high]");
       const double lo = in.number<double>(values[0], where), hi = in.number<double>(values[1], where);
+      if (!std::isfinite(lo) || !std::isfinite(hi))
+        in.fail(values, where + "." + p.kind, fmt::format("bounds must be finite numbers, got [{}, {}]", lo, hi));
       if (!(lo <= hi)) in.fail(values, where + "." + p.kind, fmt::format("low {} is above high {}", lo, hi));
       if (p.kind == "log_uniform" && !(lo > 0))
         in.fail(values, where + "." + p.kind, "log_uniform bounds must be positive");
       if (p.kind == "int_uniform" && (lo != std::floor(lo) || hi != std::floor(hi)))
         in.fail(values, where + "." + p.kind, "int_uniform bounds must be integers");
-      p.values = {values[0].Scalar(), values[1].Scalar()};
+      constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53: every integer up to it is a double
+      if (p.kind == "int_uniform" && (std::fabs(lo) > kMaxExactInteger || std::fabs(hi) > kMaxExactInteger))
+        in.fail(values, where + "." + p.kind, "int_uniform bounds must lie within ±2^53");
+      p.values = {fmt::format("{}", lo), fmt::format("{}", hi)};  // the shortest text that reads back exactly
     } else {
       in.fail(dist, where,
               fmt::format("unknown distribution '{}' (uniform, log_uniform, int_uniform, choice)", p.kind));
@@ -126,9 +146,8 @@ void read_random(const Reader& in, const YAML::Node& node, SweepSpec& spec) {
 }  // namespace
 
 std::optional<std::string> slurm_value_problem(const std::string& key, const std::string& value) {
-  for (const char c : value)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      return "holds a control character (a newline here would run as a command of the batch script)";
+  if (has_control_character(value))
+    return "holds a control character (a newline here would run as a command of the batch script)";
   if (value.empty()) return "is empty";
   // sbatch --time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes,
   // days-hours:minutes:seconds, or UNLIMITED / INFINITE.
@@ -186,6 +205,17 @@ void read_slurm(const Reader& in, const YAML::Node& node, SlurmOptions& slurm) {
 }
 
 std::string format_sample(double value) { return fmt::format("{:.4g}", value); }
+
+/// What a grid value's text means, for spotting one value listed twice: a number's shortest exact text ("0.10" and
+/// "1e-1" are "0.1"), any other text as it is.
+std::string denoted_value(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const double number = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end == text.c_str() + text.size() && errno == 0 && std::isfinite(number))
+    return fmt::format("{}", number);
+  return text;
+}
 
 }  // namespace
 
@@ -256,7 +286,16 @@ SweepSpec load_sweep(const fs::path& file) {
         if (!g.second.IsSequence() || g.second.size() == 0)
           in.fail(g.second, key + "." + name, "must be a non-empty list of values");
         std::vector<std::string> values;
-        for (const auto& value : g.second) values.push_back(in.value_text(value, key + "." + name));
+        std::map<std::string, std::string> seen;  // the value each text denotes -> its first text
+        for (const auto& value : g.second) {
+          values.push_back(in.value_text(value, key + "." + name));
+          in.note(name, values.back(), value);
+          const auto [it, fresh] = seen.emplace(denoted_value(values.back()), values.back());
+          if (!fresh)
+            in.fail(value, key + "." + name,
+                    fmt::format("lists the value {} twice ('{}' and '{}'): both would train the same run", it->first,
+                                it->second, values.back()));
+        }
         spec.grid.emplace_back(name, std::move(values));
       }
     } else if (key == "list") {
@@ -286,6 +325,8 @@ SweepSpec load_sweep(const fs::path& file) {
     }
   }
   if (spec.configs.empty()) in.fail(root, "configs", "is missing: name at least one config file");
+  spec.token_lines = std::move(in.token_lines);
+  spec.key_lines = std::move(in.key_lines);
   return spec;
 }
 

@@ -79,6 +79,9 @@ struct SweepSpec {
   std::vector<RandomParam> random;
   std::vector<int64_t> seeds = {0};
   SlurmOptions slurm;
+  /// The line (1-based) of each override the file writes, "key=value" as runs pass it to train, and of each key
+  /// (random parameters draw their values): errors in a run's config point there rather than at a "command line".
+  std::map<std::string, int> token_lines, key_lines;
 };
 
 /// Reads and checks a sweep file. Throws rlm::ConfigError "FILE:LINE: key: what is wrong" for anything malformed: an

@@ -3,6 +3,7 @@
 # folder. Usage: test_cli_errors.sh PATH_TO_RLM_BINARY
 set -uo pipefail
 RLM="$1"
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -59,6 +60,49 @@ expect_error "empty config" "config file 'empty.yaml' is empty" --config empty.y
 printf '# only a comment\n\n' >comments.yaml
 expect_error "comments only" "config file 'comments.yaml' is empty" --config comments.yaml
 expect_error "a device" "config file '/dev/zero' is a device, not a file" --config /dev/zero
+
+# Issue 30, items 9, 11, 13 and 17: sizes that cannot fit, paths Linux refuses, wrapper options named by their key.
+python3 - <<'PY'
+lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+open("bomb.yaml", "w").write("\n".join(lines) + "\n")
+PY
+expect_error "alias bomb" "bomb.yaml: more than 1000000 YAML nodes (nested aliases?)" --config bomb.yaml
+expect_error "rollout larger than memory" \
+  "command line: algo.steps_per_env=1000000000: env.num_envs \* algo.steps_per_env = 4 \* 1000000000: the rollout needs at least .* GiB, more than this machine's" \
+  --config ok.yaml env.num_envs=4 algo.steps_per_env=1000000000
+expect_error "off-policy batch larger than memory" \
+  "command line: algo.off_policy.batch_size=1048576: .*one update needs at least .* GiB, more than this machine's" \
+  --config "$REPO/configs/offpolicy/sacd_gru_repeat_first.yaml" algo.off_policy.batch_size=1048576 \
+  algo.off_policy.sampled_seq_len=100000
+expect_error "discrete_action on a Box env" \
+  "command line: env.discrete_action=true: popgym-PositionOnlyPendulumEasy-v0: env.discrete_action needs a Discrete" \
+  --config ok.yaml env.id=popgym/PositionOnlyPendulumEasy env.discrete_action=true
+printf 'env:\n  id: meta/Wind\n  markovian: full\nalgo:\n  max_seq_len: 100\n' >markovian.yaml
+expect_error "markovian full without a state" "markovian.yaml:3: meta-Wind-v0: env.markovian = full needs the env's state" \
+  --config markovian.yaml
+printf 'experiment:\n  name: ab\xff\n' >utf8.yaml
+expect_error "invalid UTF-8 in a file" "utf8.yaml:2: experiment.name = .*invalid UTF-8" --config utf8.yaml
+expect_error "runs_dir beyond PATH_MAX" "command line: experiment.runs_dir=d*\.\.\.(5020 characters): experiment.runs_dir is too long for Linux paths (5000 characters" \
+  --config ok.yaml "experiment.runs_dir=$(printf 'd%.0s' $(seq 1 5000))"
+echo "a file" >afile
+expect_error "runs_dir inside a file" "cannot create run folder 'afile/x/t/.*': 'afile' is a file, not a folder" \
+  --config ok.yaml experiment.runs_dir=afile/x experiment.name=t
+mkdir -p old_run/checkpoints && touch old_run/config.yaml old_run/checkpoints/ckpt_00000003.rlmckpt
+expect_error "--resume given a checkpoint file" \
+  "--resume: 'old_run/checkpoints/ckpt_00000003.rlmckpt' is a checkpoint file; --resume takes its run folder, 'old_run'" \
+  --resume old_run/checkpoints/ckpt_00000003.rlmckpt
+# (stdout and stderr go to the parent folder: nothing can be created in a deleted one)
+mkdir gone && cd gone && rmdir ../gone
+"$RLM" train --config "$work/ok.yaml" >"$work/gone.out" 2>"$work/gone.err"
+status=$?
+cd "$work"
+if [ "$status" -eq 2 ] && [ "$(wc -l <gone.err)" -eq 1 ] && grep -q "the current folder no longer exists" gone.err; then
+  echo "ok   deleted working folder: $(cat gone.err)"
+else
+  echo "FAIL deleted working folder: status $status, $(cat gone.err)"
+  failures=$((failures + 1))
+fi
 
 # --help: the usage on stdout, exit 0, for rlm and for each command (issue 30, item 15).
 for args in "--help" "train --help" "sweep --help" "bench sac --help" "reproduce -h"; do

@@ -137,7 +137,8 @@ sed -e 's/^name: tiny/name: badkey/' -e 's/model.memory.type:/model.memory.typo:
 status=0
 "$RLM" sweep --config badkey.yaml 2>badkey.err || status=$?
 [ "$status" -eq 2 ] || fail "a bad key should exit 2, got $status"
-grep -q 'badkey.yaml: run 0 .*model.memory.typo' badkey.err || { cat badkey.err; fail "bad key message"; }
+# at the sweep file's line that sets it (issue 30, item 17), not at a "command line" the user never typed
+grep -q "badkey.yaml:17: model.memory.typo=gru: unknown key 'model.memory.typo' .*(run 0, " badkey.err || { cat badkey.err; fail "bad key message"; }
 [ ! -e runs/sweeps/badkey ] || fail "a refused sweep wrote its folder"
 # Sweep and paper files are read as strictly as train configs, and a sweep's size is checked before it is expanded
 # (issue 30, items 7 and 8): exit 2 naming file:line or the flag, at once.
@@ -157,6 +158,42 @@ sed '/^grid:/,/^seeds:/{/^seeds:/!d}' sweep.yaml | cat - big_grid.part >biggrid.
 refuse_file biggrid.yaml "biggrid.yaml: the sweep expands to more than 100000 runs"
 mkdir -p folder.yaml
 refuse_file folder.yaml "sweep file 'folder.yaml' is a folder, not a file"
+# Issue 30, items 10, 11, 16 and 17: values, paths and budgets that cannot work, refused with exit 2 and their place.
+sed 's/^  model.memory.type: \[gru, ffm\]$/  algo.lr: [0.1, 0.10]/' sweep.yaml >dupvalue.yaml
+refuse_file dupvalue.yaml "dupvalue.yaml:[0-9]*: grid.algo.lr: lists the value 0.1 twice ('0.1' and '0.10')"
+{ cat sweep.yaml; printf 'random:\n  samples: 2\n  params:\n    algo.lr: {uniform: [0, .inf]}\n'; } >infbound.yaml
+refuse_file infbound.yaml "infbound.yaml:[0-9]*: random.params.algo.lr.uniform: bounds must be finite numbers"
+sed 's/^  algo.epochs: 1$/  algo.epochs: many/' sweep.yaml >badvalue.yaml
+refuse_file badvalue.yaml "badvalue.yaml:8: algo.epochs=many: expected an integer.* (run 0, "
+refuse_fs() {  # PATTERN ARGS...: rlm sweep ARGS exits 2 with PATTERN
+  local pattern="$1"
+  shift
+  status=0
+  timeout 60 "$RLM" sweep --config sweep.yaml "$@" >/dev/null 2>refuse.err || status=$?
+  [ "$status" -eq 2 ] && grep -q -- "$pattern" refuse.err || fail "sweep $*: status $status, $(cat refuse.err)"
+}
+echo "a file" >afile
+refuse_fs "cannot create sweep folder 'afile/x/logs': 'afile' is a file, not a folder" --out afile/x
+refuse_fs "cannot create --emit slurm folder 'afile': 'afile' is a file, not a folder" --out s_emit --emit slurm afile
+refuse_fs "--collect: sweep folder 'never_run' does not exist" --out never_run --collect
+# Paper tables: a fake source folder holding one broken copy of shm/table1 at a time.
+refuse_paper() {  # NAME PATTERN SED_EXPRESSION: reproduce shm/table1 with paper.yaml edited by SED_EXPRESSION
+  rm -rf fake && mkdir -p fake/configs/repro && cp -r "$REPO/configs/repro/shm_table1" fake/configs/repro/
+  sed -i "$3" fake/configs/repro/shm_table1/paper.yaml
+  status=0
+  RLM_SOURCE_DIR="$PWD/fake" timeout 20 "$RLM" reproduce shm/table1 --dry-run >/dev/null 2>refuse.err || status=$?
+  [ "$status" -eq 2 ] && [ "$(wc -l <refuse.err)" -eq 1 ] && grep -q -- "$2" refuse.err ||
+    fail "paper.yaml $1: status $status, $(cat refuse.err)"
+}
+refuse_paper "title: []" "shm_table1/paper.yaml:4: title: must be a text" 's/^title: .*/title: []/'
+refuse_paper 'sweep: ""' "shm_table1/paper.yaml:9: sweep: must name the table's sweep file" 's/^sweep: .*/sweep: ""/'
+refuse_paper "scale: .nan" "shm_table1/paper.yaml:12: scale: must be a finite number above 0" 's/^scale: .*/scale: .nan/'
+refuse_paper "malformed" "shm_table1/paper.yaml:[0-9]*: malformed YAML: .*(no other paper table is 'shm/table1'" \
+  's/^metric: .*/metric: [unclosed/'
+status=0
+"$RLM" reproduce shm/table1 --budget 0.001 --dry-run >/dev/null 2>refuse.err || status=$?
+[ "$status" -eq 2 ] && grep -q -- "--budget 0.001 is below one PPO iteration (.*env.num_envs × algo.steps_per_env = 64 × 1024 steps of 15000000); the smallest budget of shm/table1 is 0.005" refuse.err ||
+  fail "reproduce --budget 0.001: status $status, $(cat refuse.err)"
 status=0
 timeout 20 "$RLM" reproduce shm/table1 --seeds 1000000 --dry-run >/dev/null 2>refuse.err || status=$?
 [ "$status" -eq 2 ] && grep -q -- "--seeds 1000000: at most 1000 seeds per cell" refuse.err ||

@@ -9,9 +9,11 @@
 #include "core/config_test_util.hpp"
 #include "core/error.hpp"
 #include "core/resume_policy.hpp"
+#include "core/text_checks.hpp"
 
 namespace {
 
+using rlm::is_valid_utf8;
 using rlm::config_test::error_of;
 
 }  // namespace
@@ -50,12 +52,37 @@ TEST_CASE("experiment.name is one folder name inside runs_dir", "[config]") {
     CHECK_THAT(error_of("experiment:\n  name: \"" + bad + "\"\n"),
                Catch::StartsWith("x.yaml:2: experiment.name = ") && Catch::Contains("must be one folder name"));
   }
-  CHECK_THAT(error_of("experiment:\n  name: \"a\\0b\"\n"), Catch::Contains("<with control characters>"));
+  CHECK_THAT(error_of("experiment:\n  name: \"a\\0b\"\n"),
+             Catch::Contains("<with control characters or invalid UTF-8>"));
   CHECK_THAT(error_of("experiment:\n  name: " + std::string(101, 'n') + "\n"), Catch::Contains("at most 100"));
   CHECK_THAT(error_of("", {"experiment.name=a/b"}), Catch::StartsWith("command line: experiment.name=a/b: "));
   CHECK(error_of("experiment:\n  name: shm_popgym-seed.3\n").empty());
   CHECK(error_of("experiment:\n  runs_dir: \"a\\0b\"\n") ==
-        "x.yaml:2: experiment.runs_dir must not contain control characters");
+        "x.yaml:2: experiment.runs_dir must be UTF-8 without control characters");
+  // Invalid UTF-8 inside the file, raw and as a YAML escape (\xff is U+00FF, valid once decoded); the command
+  // line gets the same check.
+  CHECK_THAT(error_of("experiment:\n  name: ab\xff\n"),
+             Catch::StartsWith("x.yaml:2: experiment.name = ") && Catch::Contains("invalid UTF-8"));
+  CHECK_THAT(error_of("", {"experiment.name=ab\xc3"}), Catch::Contains("invalid UTF-8"));
+  CHECK(error_of("experiment:\n  name: \"ab\\xff\"\n").empty());
+  CHECK(error_of("experiment:\n  name: café-θ\n").empty());
+  CHECK_THAT(error_of("experiment:\n  runs_dir: " + std::string(3801, 'r') + "\n"),
+             Catch::Contains("experiment.runs_dir is too long"));
+  CHECK_THAT(error_of("experiment:\n  runs_dir: a/" + std::string(256, 'r') + "/b\n"),
+             Catch::Contains("a folder name of 256"));
+}
+
+TEST_CASE("is_valid_utf8 follows the Unicode well-formed byte sequences", "[config]") {
+  for (const std::string good : {"", "abc", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf"}) {
+    INFO(good);
+    CHECK(is_valid_utf8(good));
+  }
+  // stray continuation, truncated, overlong (2 and 3 bytes), surrogate, above U+10FFFF, bytes never used
+  for (const std::string bad :
+       {"\x80", "\xc3", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff", "a\xe2\x82"}) {
+    INFO(bad);
+    CHECK_FALSE(is_valid_utf8(bad));
+  }
 }
 
 TEST_CASE("a config file is one YAML document", "[config]") {

@@ -175,7 +175,7 @@ TEST_CASE("DiscreteAction leaves Discrete actions alone and rejects the others c
   CHECK(obs[9] == 2.0f);
 
   CHECK_THROWS_WITH(DiscreteAction(std::make_unique<ActionSpaceEnv>(Space::box({-2}, {2}))),
-                    "fake-Actions-v0: DiscreteAction needs a Discrete or MultiDiscrete action space, got Box(1)");
+                    "fake-Actions-v0: env.discrete_action needs a Discrete or MultiDiscrete action space, got Box(1)");
   CHECK_THROWS_WITH(
       DiscreteAction(std::make_unique<ActionSpaceEnv>(Space::tuple({Space::discrete(2), Space::discrete(3)}))),
       Catch::Contains("needs a Discrete or MultiDiscrete action space"));
@@ -227,10 +227,10 @@ TEST_CASE("Markovian levels: partial keeps the obs, full is the state, full_and_
 
 TEST_CASE("Markovian on an env without a state is a clear error", "[wrappers]") {
   CHECK_THROWS_WITH(Markovian(std::make_unique<BoardEnv>(false), Observability::kFull),
-                    "fake-Board-v0: the Markovian wrapper at level 'full' needs the env's state, but the env exposes "
-                    "no state_space()");
+                    "fake-Board-v0: env.markovian = full needs the env's state, but the env exposes no state "
+                    "(state_space())");
   CHECK_THROWS_WITH(Markovian(std::make_unique<BoardEnv>(false), Observability::kFullAndPartial),
-                    Catch::Contains("level 'full_and_partial'"));
+                    Catch::Contains("env.markovian = full_and_partial needs the env's state"));
   CHECK_NOTHROW(Markovian(std::make_unique<BoardEnv>(false), Observability::kPartial));
   CHECK_THROWS_WITH(make_env("popgym/LabyrinthEscapeEasy", {.markovian = "fully"}),
                     Catch::Contains("unknown Markovian level 'fully'"));

@@ -164,8 +164,21 @@ TEST_CASE("sweep: malformed sweep files name the file, line and key", "[sweep]")
              Catch::Contains("log_uniform bounds must be positive"));
   CHECK_THAT(error_of(folder.write("configs: configs/a.yaml\nslurm: {gpu: 1}\n")),
              Catch::Contains("slurm.gpu: unknown key"));
+  // One value listed twice, in any spelling, is refused where it is written (issue 30, item 17); two values that
+  // differ only in characters a folder name cannot hold still meet at the folder.
   CHECK_THAT(error_of(folder.write("configs: configs/a.yaml\ngrid: {algo.lr: [1, 1]}\n")),
+             Catch::Contains("sweep.yaml:2: grid.algo.lr: lists the value 1 twice ('1' and '1')"));
+  CHECK_THAT(error_of(folder.write("configs: configs/a.yaml\ngrid:\n  algo.lr: [0.1, 0.2, 1e-1]\n")),
+             Catch::Contains("sweep.yaml:3: grid.algo.lr: lists the value 0.1 twice ('0.1' and '1e-1')"));
+  CHECK(error_of(folder.write("configs: configs/a.yaml\ngrid: {algo.lr: [0.1, 0.11]}\n")).empty());
+  CHECK_THAT(error_of(folder.write("configs: configs/a.yaml\ngrid: {experiment.name: [a b, a-b]}\n")),
              Catch::Contains("share the folder"));
+  CHECK_THAT(error_of(folder.write("configs: configs/a.yaml\nrandom: {samples: 2, params: {algo.lr: {uniform: "
+                                   "[0, .inf]}}}\n")),
+             Catch::Contains("random.params.algo.lr.uniform: bounds must be finite numbers, got [0, inf]"));
+  CHECK_THAT(error_of(folder.write("configs: configs/a.yaml\nrandom: {samples: 2, params: {algo.epochs: "
+                                   "{int_uniform: [1, 1e300]}}}\n")),
+             Catch::Contains("int_uniform bounds must lie within"));
   CHECK_THAT(error_of(folder.write("configs: configs/a.yaml\nname: a/b\n")), Catch::Contains("not a folder name"));
   CHECK_THAT(error_of(folder.write("configs: [configs/a.yaml\n")), Catch::Contains("malformed YAML"));
   CHECK_THAT(error_of(folder.dir / "absent.yaml"), Catch::Contains("not found"));
