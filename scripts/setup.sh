@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake ninja-build g++ python3 python3-venv libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2
-  libbox2d-dev zlib1g-dev)
+  libbox2d-dev zlib1g-dev munge slurmctld slurmd slurm-client)
+# munge, slurmctld, slurmd, slurm-client: the one-node Slurm that tests/cli/test_cli_slurm.sh starts to run an
+# emitted job array (nothing is started at install: the test runs its own daemons with their own config).
 # popgym and mazelib: the reference package, for scripts/record_popgym.py and the Python side of the env benchmark.
 # matplotlib: learning curves (`./rlm plot`, scripts/plot_runs.py).
 PYTHON_REQUIREMENTS="torch==2.11.0 tensorboard==2.21.0 popgym==1.0.7 mazelib==0.9.16 matplotlib==3.10.9"
