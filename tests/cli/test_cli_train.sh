@@ -33,6 +33,18 @@ grep -q '"episodes": 6' "$run/eval.json" || { echo "FAIL: eval.json"; exit 1; }
 cat resume.log
 [ "$(wc -l <"$run/metrics.jsonl")" -eq 4 ] || { echo "FAIL: resumed run should have 4 metric rows"; exit 1; }
 grep -q 'total_steps: 800' "$run/config.yaml" || { echo "FAIL: resumed config not saved"; exit 1; }
+# An evaluation on other tasks names its file after the env.options it sets; a value too long for a file name still
+# gets its result written (the name shortened with a hash; the file lists the options), not lost after the episodes.
+"$RLM" train --config "$REPO/configs/gru_repeat_first.yaml" "${tiny[@]}" experiment.name=arm env.id=kf/BestArm \
+  algo.max_seq_len=2000 algo.total_steps=100 >arm.log
+arm=$(ls -d runs/arm/*)
+long="0.$(printf '1%.0s' $(seq 1 280))"
+"$RLM" eval --run "$arm" --episodes 2 "env.options.sigma_low=$long" >eval_long.log ||
+  { cat eval_long.log; echo "FAIL: eval with a 282-character env.options value"; exit 1; }
+file=$(ls "$arm"/eval_sigma_low=*.json)
+name=$(basename "$file")
+[ "${#name}" -le 255 ] && grep -q "\"env.options.sigma_low\": \"$long\"" "$file" ||
+  { echo "FAIL: long eval file name: $name"; exit 1; }
 echo "cli train/eval/resume ok"
 
 # SIGINT stops after the current iteration with a checkpoint (exit 130), and --resume finishes the run.
