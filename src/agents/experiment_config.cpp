@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -45,11 +46,7 @@ void check_cross_fields(const Config& c, const config_reader::Report& report) {
   // ~200 characters below runs_dir (name, timestamp, checkpoints/ckpt_....pt and a temp suffix).
   constexpr size_t kMaxRunsDir = 3800, kMaxFolderName = 255;
   size_t longest_part = 0;
-  for (size_t start = 0; start <= runs_dir.size();) {
-    const size_t slash = std::min(runs_dir.find('/', start), runs_dir.size());
-    longest_part = std::max(longest_part, slash - start);
-    start = slash + 1;
-  }
+  for (const auto& part : std::filesystem::path(runs_dir)) longest_part = std::max(longest_part, part.native().size());
   if (runs_dir.size() > kMaxRunsDir || longest_part > kMaxFolderName) {
     report({"experiment.runs_dir"},
            fmt::format("experiment.runs_dir is too long for Linux paths ({} characters, a folder name of {}; at most "

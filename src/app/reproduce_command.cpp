@@ -173,8 +173,10 @@ int reproduce_command(const Args& raw_args) {
     // anyway (and 30 epochs of updates on it): refuse, naming the smallest budget every cell can honour.
     double smallest = 0;
     std::string smallest_cell;
+    std::vector<int64_t> totals;  // each run's algo.total_steps, read once
     for (const auto& run : runs) {
       const Config config = load_config(run.config, run.overrides);
+      totals.push_back(config.algo.total_steps);
       if (config.algo.type != "ppo") continue;
       const double iteration = static_cast<double>(config.env.num_envs) * config.algo.steps_per_env;
       if (const double need = iteration / static_cast<double>(config.algo.total_steps); need > smallest) {
@@ -189,10 +191,9 @@ int reproduce_command(const Args& raw_args) {
           fmt::format("--budget {:g} is below one PPO iteration ({}); the smallest budget of {} is "
                       "{:.3g} (or run fewer --cells)",
                       budget, smallest_cell, table.id, std::ceil(smallest * 1000) / 1000));
-    for (auto& run : runs) {
-      const int64_t total = load_config(run.config, run.overrides).algo.total_steps;
-      run.overrides.push_back(
-          fmt::format("algo.total_steps={}", std::max<int64_t>(1, std::llround(budget * static_cast<double>(total)))));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const auto scaled = std::max<int64_t>(1, std::llround(budget * static_cast<double>(totals[i])));
+      runs[i].overrides.push_back(fmt::format("algo.total_steps={}", scaled));
     }
   }
   job.runs = std::move(runs);
