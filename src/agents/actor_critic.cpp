@@ -50,8 +50,8 @@ ActorCriticImpl::ActorCriticImpl(const ObservationLayout& obs, int64_t num_logit
           orthogonal_linear(obs_size, config.feature_size),
           torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.feature_size}).elementwise_affine(false))));
   if (config.embedding == "sine") {
-    // models_algos.md §2.4: PE[p, 2k] = sin(p·d_k), PE[p, 2k+1] = cos(p·d_k), d_k = exp(−2k·ln(max_len)/E) (the base
-    // is max_len, not 10000); frozen. s starts at 0.5.
+    // positional_encoding of proroklab/popgym@410d5aa:popgym/baselines/models/embeddings.py: PE[p, 2k] = sin(p·d_k),
+    // PE[p, 2k+1] = cos(p·d_k), d_k = exp(−2k·ln(max_len)/E) (the base is max_len, not 10000); frozen. s starts at 0.5.
     const int64_t rows = config.embedding_max_len, width = config.feature_size;
     auto position = torch::arange(rows, torch::kFloat64).unsqueeze(1);
     auto rate =

@@ -1,5 +1,5 @@
-// The network around the memory, as POPGym's baseline model builds it (popgym/baselines/ray_models/base_model.py;
-// models_algos.md §2.4 and §5.1, "POPGym paper" column):
+// The network around the memory, as POPGym's baseline model builds it (BaseModel in
+// proroklab/popgym@410d5aa:popgym/baselines/ray_models/base_model.py; sizes of popgym/baselines/ppo.py there):
 //   feature_map = Linear(obs -> feature_size) + LayerNorm (no affine)
 //   [embedding] = x·(1−s) + PE(t)·s, sine table, t = steps since the episode start (model.embedding: sine)
 //   pre         = Linear(feature_size -> preprocessor_size) + activation (LeakyReLU; ReLU in SHM's code)

@@ -1,5 +1,5 @@
 // Episode replay for the recurrent off-policy trainers (SAC, SAC-D, TD3): whole episodes in, padded time-major
-// windows out (models_algos.md §4.1 and §4.6).
+// windows out (twni2016/pomdp-baselines@28cb5dd:buffers/seq_replay_buffer_{vanilla,efficient}.py).
 //
 // Layout. The buffer is a FIFO deque of episodes; each episode keeps its own contiguous arrays: o_0..o_L
 // ((L+1)·obs_size floats, or bytes with byte_observations), a_0..a_{L-1} (L·action_size floats, raw env layout) and
@@ -14,19 +14,20 @@
 // `np.random.choice(valid_idx, p ∝ (baseline + n_e) / n_e)` over every valid start of seq_vanilla / seq_efficient.
 // There, a window is always T consecutive slots of the circular arrays and may run past its episode's end into the
 // next episode (or the write head); those steps get mask 0. Here the window stops at the episode's end and the rest
-// is zero padding with mask 0 instead. The masked steps never reach a loss (§4.5: every term is multiplied by the
-// mask and divided by Σ mask), and the memories are causal, so the outputs and losses on the real steps are the same.
+// is zero padding with mask 0 instead. The masked steps never reach a loss (policies/models/policy_rnn.py there
+// multiplies every term by the mask and divides by Σ mask), and the memories are causal, so the outputs and losses
+// on the real steps are the same.
 // The row after a window's last real step is the episode's own final observation o_L in both: seq_vanilla holds it
 // as that step's obs2, seq_efficient in the padding slot it writes after each episode.
 //
 // Rows. A column (one window) with start s, burn_in K and T real rows is laid out on R = K + T rows: row r holds
 // step k = s − K + r. Rows with k < 0 are left padding, rows K..K+T−1 are the window (mask 1 where k < L), and rows
 // with k ≥ L are right padding. obs has one row more (R + 1): obs[r + 1] is the observation after row r's action,
-// so obs[0..R] = [o_first, obs2 of each row] as §4.1 builds `observs`. prev_actions / prev_rewards are the agent's
-// (a_{k−1}, r_{k−1}) inputs: prev_actions[r + 1] = actions[r], and 0 at each column's first real row, which is where
-// `starts` is true and the memory resets — an episode's first step, a window's first row without burn-in (the
-// pomdp-baselines convention: h = 0, a = r = 0 when a window starts mid-episode), or the first burn-in row. A window
-// therefore always starts exactly as an episode starts while acting.
+// so obs[0..R] = [o_first, obs2 of each row] as policy_rnn.py builds `observs`. prev_actions / prev_rewards are the
+// agent's (a_{k−1}, r_{k−1}) inputs: prev_actions[r + 1] = actions[r], and 0 at each column's first real row, which
+// is where `starts` is true and the memory resets — an episode's first step, a window's first row without burn-in
+// (the pomdp-baselines convention: h = 0, a = r = 0 when a window starts mid-episode), or the first burn-in row. A
+// window therefore always starts exactly as an episode starts while acting.
 //
 // Sampling draws only from the caller's std::mt19937_64: per column one std::uniform_real_distribution<double> draw
 // for the episode (binary search on cumulative weights), then, when n_e > 1, one std::uniform_int_distribution draw

@@ -1,5 +1,5 @@
-// Generalised advantage estimation (Schulman et al. 2016) over one episode or episode piece, as RLlib's
-// compute_advantages does per episode in POPGym's PPO (models_algos.md §5.3). Torch-free: it is plain arithmetic.
+// Generalised advantage estimation (GAE paper) over one episode or episode piece, as RLlib's compute_advantages
+// (ray-project/ray@ray-2.3.0:rllib/evaluation/postprocessing.py) does per episode in POPGym's PPO. Plain arithmetic.
 #pragma once
 #include <span>
 

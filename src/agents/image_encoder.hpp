@@ -1,4 +1,5 @@
-// The image encoder (model.encoder: cnn; models_algos.md §4.10, Memory-RL's and pomdp-baselines' ImageEncoder):
+// The image encoder (model.encoder: cnn; ImageEncoder in torchkit/networks.py of twni2016/pomdp-baselines@28cb5dd
+// and twni2016/Memory-RL@c9b8b39):
 //   pixels [..., C·H·W] -> [N, C, H, W] (/255 with normalize_pixels) -> (Conv2d + ReLU) per model.cnn.channels
 //   -> flatten -> Linear(-> embedding_size), no activation after it (as the references).
 // Observations reach the networks flat: the image's C·H·W values first (C-major, as the env writes them), then

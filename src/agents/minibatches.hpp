@@ -1,5 +1,6 @@
 // How a PPO iteration's whole-episode sequences are cut into SGD minibatches, exactly as RLlib 2.3 does it for the
-// POPGym, FFM and SHM runs (old API stack, multi_gpu_train_one_step + SampleBatch._slice; models_algos.md §5.4).
+// POPGym, FFM and SHM runs (old API stack; ray-project/ray@ray-2.3.0: rllib/execution/train_ops.py's
+// multi_gpu_train_one_step and rllib/policy/sample_batch.py's SampleBatch._slice).
 //
 // RLlib counts *real* steps, not padded ones: the batch holds sum(seq_lens) steps and is cut into
 // max(1, floor(sum / minibatch_size)) minibatches. Minibatch i is the step range [i·mb, (i+1)·mb), which the slice map

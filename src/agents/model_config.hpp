@@ -10,7 +10,7 @@
 
 namespace rlm {
 
-/// The image encoder (model.encoder: cnn; models_algos.md §4.10). Defaults: Memory-RL's lstm_cnn and pomdp-baselines'
+/// The image encoder (model.encoder: cnn; image_encoder.hpp). Defaults: Memory-RL's lstm_cnn and pomdp-baselines'
 /// credit-assignment configs (3×5×5 -> 3×3 after two 2×2 convolutions -> 144 -> 100).
 struct CnnConfig {
   /// Output channels of each Conv2d (+ ReLU).
@@ -53,7 +53,7 @@ struct ModelConfig {
   int postprocessor_size = 0;
   /// Activation after each hidden layer of the actor and critic: leaky_relu (POPGym), relu, or none (SHM's code).
   std::string head_activation = "leaky_relu";
-  /// Positional embedding mixed into the features (models_algos.md §2.4): none, or sine (SHM's POPGym runs: a frozen
+  /// Positional embedding mixed into the features (POPGym's BaseModel): none, or sine (SHM's POPGym runs: a frozen
   /// sine table with base embedding_max_len, x·(1−s) + PE(t)·s with s learned from 0.5 and kept in [0, 1]).
   std::string embedding = "none";
   /// Rows of the sine table; t counts steps since the episode start (later steps use the last row).

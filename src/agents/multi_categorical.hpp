@@ -1,6 +1,7 @@
 // Categorical distribution over one or more discrete action components (Discrete = one component,
 // MultiDiscrete = several). Log-probs, entropies and KLs are summed over components, as RLlib's
-// TorchMultiCategorical does for POPGym's MultiDiscrete envs (models_algos.md §5.1).
+// TorchMultiCategorical does for POPGym's MultiDiscrete envs (ray-project/ray@ray-2.3.0:
+// rllib/models/torch/torch_action_dist.py).
 #pragma once
 #include <torch/torch.h>
 

@@ -1,20 +1,21 @@
-// Recurrent SAC / SAC-Discrete / TD3, top to bottom in the order it runs (models_algos.md §4):
+// Recurrent SAC / SAC-Discrete / TD3, top to bottom in the order it runs (twni2016/pomdp-baselines@28cb5dd, whose
+// policies/learner.py runs the loop and policies/models/policy_rnn.py the update; docs/trainers/off_policy.md):
 // 1. warm-up: the first algo.off_policy.warmup_episodes episodes use uniformly random actions;
 // 2. each iteration every env plays one whole episode with the stochastic policy (the actor stepped with T = 1 and its
 //    carried memory; previous action and reward 0 at an episode start), and the episodes go into the replay buffer in
 //    the order they ended; with env.num_envs = 1 this is pomdp-baselines' num_rollouts_per_iter = 1;
 // 3. updates: int(env_steps · ratio) once when the warm-up ends, then ceil(ratio · new steps) after each iteration
 //    (pomdp-baselines' float num_updates_per_iter); each samples batch_size windows (episode_replay.hpp) and runs
-//    critic step -> actor step -> Polyak update of the targets -> α step (§4.5), every loss a masked mean over real
-//    steps;
+//    critic step -> actor step -> Polyak update of the targets -> α step (policy_rnn.py's forward), every loss a
+//    masked mean over real steps;
 // 4. every eval_interval episodes and after the last iteration the deterministic policy plays eval_episodes episodes
 //    on separate eval envs (the held-out tasks of envs with a task split, which are also evaluated on their training
 //    tasks);
 // 5. metrics (JSONL, CSV, TensorBoard), progress line, checkpoints.
-// Time alignment (§4.1): a window of T steps is fed as T + 1 positions, o_0..o_T with the action and reward before
-// each; Q is predicted at positions 0..T−1 and the target of position i reads position i + 1, so one pass over the
-// window serves both. Every forward starts from the initial state (no stored hidden states); windows starting
-// mid-episode see a zero previous action unless burn-in gives them their real context.
+// Time alignment (policy_rnn.py's update): a window of T steps is fed as T + 1 positions, o_0..o_T with the action
+// and reward before each; Q is predicted at positions 0..T−1 and the target of position i reads position i + 1, so
+// one pass over the window serves both. Every forward starts from the initial state (no stored hidden states);
+// windows starting mid-episode see a zero previous action unless burn-in gives them their real context.
 // Random streams: acting from (seed, iteration), window sampling, update noise and the memories' own draws from
 // (seed, update number), eval from (seed, episode count), so a resume with the replay buffer in its checkpoint
 // continues bitwise.
@@ -577,7 +578,7 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
         const auto counters = envs_->episode_counters();
         std::vector<EpisodeRecord> records;
         const auto generator = generator_for(stream({kTorchStream, static_cast<uint64_t>(iteration_)}));
-        agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking.md §1.2)
+        agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking paper Eq. 8)
         seed_memory_streams(*agent_, stream({kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
         OffPolicyActingPolicy actor_policy(agent_, config_, device_);
         UniformRandomPolicy random_policy(spec_);

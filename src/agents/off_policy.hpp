@@ -1,5 +1,5 @@
 // Recurrent off-policy actor-critic: SAC (Box actions), SAC-Discrete and TD3, with separate actor and critic memories
-// and an episode replay buffer, as pomdp-baselines trains them (models_algos.md §4; the KF paper's RAC, kf.md §2/4).
+// and an episode replay buffer, as twni2016/pomdp-baselines@28cb5dd trains them (and the RAC of KF paper §4.1).
 // See off_policy.cpp for the loop and every choice it makes.
 #pragma once
 #include <torch/torch.h>

@@ -10,7 +10,8 @@
 namespace rlm {
 
 /// Recurrent off-policy training (algo.type sac, sacd or td3; YAML section algo.off_policy): what pomdp-baselines
-/// splits over its train/policy/eval sections (models_algos.md §4.6-4.7, §4.11, §7.1). Defaults are pomdp-baselines'.
+/// splits over its train/policy/eval sections (twni2016/pomdp-baselines@28cb5dd:policies/learner.py). Defaults are
+/// pomdp-baselines'.
 struct OffPolicyConfig {
   /// Adam learning rate of actor and critic (pomdp-baselines lr).
   double lr = 3e-4;
@@ -70,7 +71,8 @@ struct OffPolicyConfig {
   bool operator==(const OffPolicyConfig&) const = default;
 };
 
-/// The entropy temperature α of SAC and SAC-D (models_algos.md §4.4); each adds its own target entropy.
+/// The entropy temperature α of SAC and SAC-D (pomdp-baselines' policies/rl/sac.py, sacd.py); each adds its own
+/// target entropy.
 struct TemperatureConfig {
   /// α when automatic_entropy_tuning is off.
   double entropy_alpha = 0.1;
@@ -92,7 +94,7 @@ struct TemperatureConfig {
   bool operator==(const TemperatureConfig&) const = default;
 };
 
-/// SAC for Box actions (algo.sac): tanh-squashed Gaussian, twin critics (models_algos.md §4.4).
+/// SAC for Box actions (algo.sac): tanh-squashed Gaussian, twin critics (pomdp-baselines' policies/rl/sac.py).
 struct SacConfig : TemperatureConfig {
   /// Target entropy per action dimension: target = target_entropy_per_dim · dim(A) (−1: the usual −dim(A)).
   double target_entropy_per_dim = -1.0;
@@ -105,7 +107,7 @@ struct SacConfig : TemperatureConfig {
   bool operator==(const SacConfig&) const = default;
 };
 
-/// SAC-Discrete (algo.sacd): categorical policy, Q for every action (models_algos.md §4.4, kf.md §4.1).
+/// SAC-Discrete (algo.sacd): categorical policy, Q for every action (pomdp-baselines' sacd.py; KF paper App. B).
 struct SacdConfig : TemperatureConfig {
   /// Target entropy = ratio · ln|A| (pomdp-baselines' target_entropy for sacd; KF paper 0.7, MineSweeper 0.35).
   double target_entropy_ratio = 0.7;
@@ -118,7 +120,7 @@ struct SacdConfig : TemperatureConfig {
   bool operator==(const SacdConfig&) const = default;
 };
 
-/// TD3 (algo.td3) as pomdp-baselines runs it: no delayed policy update, actor loss −min(Q1, Q2) (§4.4).
+/// TD3 (algo.td3) as pomdp-baselines' policies/rl/td3.py runs it: no delayed policy update, actor loss −min(Q1, Q2).
 struct Td3Config {
   /// Std of the Gaussian exploration noise added to the deterministic action in [−1, 1].
   double exploration_noise = 0.1;
@@ -138,7 +140,7 @@ struct Td3Config {
 
 /// The off-policy trainers' networks (model.off_policy): embedders -> memory -> heads with a shortcut from the
 /// current observation, one set per network (actor, critic; the target critic is a copy), as pomdp-baselines'
-/// separate-RNN agent (models_algos.md §4.2) or the KF paper's RAC (kf.md §2) builds them.
+/// separate-RNN agent (policies/models/policy_rnn.py) or the KF paper's RAC (KF paper §4.1, App. B) builds them.
 struct OffPolicyModelConfig {
   /// separate: Linear + ReLU per input (observation, previous action, previous reward), concatenated in the order
   /// action, reward, observation (pomdp-baselines); joint: one Linear on [o_t, a_{t-1}] without activation, rewards
@@ -155,7 +157,7 @@ struct OffPolicyModelConfig {
   std::vector<int> actor_layers = {128, 128};
   std::vector<int> critic_layers = {128, 128};
   /// rlkit: pomdp-baselines' init (MLP weights U(±1/√out_features), biases 0.1, last layers U(±3e-3 / ±1e-3), memory
-  /// weights orthogonal with zero biases, §4.3); torch: LibTorch's defaults everywhere.
+  /// weights orthogonal with zero biases: recurrent_networks.hpp); torch: LibTorch's defaults everywhere.
   std::string init = "rlkit";
 
   template <class V>

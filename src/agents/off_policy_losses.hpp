@@ -1,5 +1,5 @@
-// The loss terms of recurrent SAC, SAC-Discrete and TD3 as pomdp-baselines computes them (models_algos.md §4.4-4.5),
-// as pure functions of network outputs so that each can be checked against hand-computed values.
+// The loss terms of recurrent SAC, SAC-Discrete and TD3 as twni2016/pomdp-baselines@28cb5dd:policies/rl/ computes
+// them, as pure functions of network outputs so that each can be checked against hand-computed values.
 // Every tensor is [T, B, ...] over the T positions of a sampled window; `mask` [T, B] is 1 on real steps and 0 on
 // padding and burn-in, and every mean divides by num_valid = max(1, Σ mask), so padding never enters a loss.
 #pragma once

@@ -1,4 +1,4 @@
-// Recurrent PPO with RLlib's semantics as POPGym runs it (models_algos.md §5.2-5.4), top to bottom in the order it
+// Recurrent PPO with RLlib 2.3's semantics as POPGym runs it (docs/trainers/ppo.md), top to bottom in the order it
 // runs: rollout -> GAE -> whole-episode sequences -> epochs of minibatches -> adaptive KL -> logging/checkpoints.
 //
 // Choices that follow RLlib (old API stack, batch_mode = complete_episodes):
@@ -215,8 +215,8 @@ class RolloutPolicy : public ActingPolicy {
 
 std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::function<bool()>& stop_requested) {
   torch::NoGradGuard no_grad;
-  // Acting runs the model in eval mode (the spiking cell's fixed threshold, spiking.md §1.2), updates in training
-  // mode (its random threshold); the resulting ratio offset at the first epoch is the spec's choice (§7 item 5).
+  // Acting runs the model in eval mode (the spiking cell's fixed threshold, spiking paper Eq. 8), updates in
+  // training mode (its random threshold); the ratio offset at the first epoch is accepted (docs/trainers/ppo.md).
   model_->eval();
   struct TrainModeOnExit {
     ActorCritic model;

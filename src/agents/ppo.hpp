@@ -1,4 +1,4 @@
-// Recurrent PPO with RLlib's semantics as POPGym runs it (models_algos.md §5.2-5.4). See ppo.cpp.
+// Recurrent PPO with RLlib 2.3's semantics as POPGym runs it (docs/trainers/ppo.md). See ppo.cpp.
 #pragma once
 #include <torch/torch.h>
 

@@ -15,8 +15,8 @@ torch::nn::Sequential linear_relu(int64_t in, int64_t out) {
   return torch::nn::Sequential(rlm::nn::Linear(in, out), torch::nn::ReLU());
 }
 
-/// pomdp-baselines' RNN init (§4.3): orthogonal weight matrices (whole [3H, in] matrices, not per gate) and zero
-/// biases; norms and frozen parameters keep their own init, as the SHM fork does.
+/// pomdp-baselines' RNN init (Critic_RNN, Actor_RNN): orthogonal weight matrices (whole [3H, in] matrices, not per
+/// gate) and zero biases; norms and frozen parameters keep their own init, as the SHM fork does.
 void rlkit_memory_init(memory::Memory& memory) {
   torch::NoGradGuard no_grad;
   for (auto& item : memory.named_parameters()) {

@@ -1,5 +1,5 @@
 // The off-policy trainers' networks, assembled from embedders + a memory backend + MLP heads, one set per network
-// (pomdp-baselines' separate-RNN agent, models_algos.md §4.2; the KF paper's RAC, kf.md §2):
+// (twni2016/pomdp-baselines@28cb5dd:policies/models/policy_rnn.py, separate RNNs; the KF paper's RAC, KF paper §4.1):
 //   HistoryEncoder  = embed(a_{t-1}, r_{t-1}, o_t) -> memory (any backend, model.actor_memory / critic_memory)
 //   RecurrentCritic = encoder -> [hidden_t, shortcut(o_t[, a_t])] -> twin Q MLPs (|A| outputs for discrete actions)
 //   RecurrentActor  = encoder -> [hidden_t, obs branch(o_t)] -> policy MLP -> categorical logits (sacd),
@@ -8,7 +8,7 @@
 // shortcut read, as pomdp-baselines shares one per network: the image's embedding replaces the observation embedding
 // (its width replaces observation_embedding_size) and the shortcut's o_t branch.
 // Sequences are time-major and length T + 1: position i holds o_i with the action and reward before it (0 at an
-// episode start), so hidden_i summarises o_0, (a_0, r_0, o_1), ..., (a_{i-1}, r_{i-1}, o_i) (§4.1).
+// episode start), so hidden_i summarises o_0, (a_0, r_0, o_1), ..., (a_{i-1}, r_{i-1}, o_i) (policy_rnn.py's update).
 #pragma once
 #include <torch/torch.h>
 
@@ -34,8 +34,8 @@ struct SequenceInputs {
 enum class PolicyHead { kCategorical, kTanhGaussian, kDeterministic };
 
 /// rlkit's Mlp: Linear + ReLU per hidden width, then a last Linear. With `rlkit_init`, hidden weights ~ U(±1/√out)
-/// (rlkit's fanin_init reads size[0], the out-features: a quirk kept on purpose, §4.3), hidden biases 0.1, last layer
-/// weights and biases ~ U(±last_init); otherwise LibTorch's defaults.
+/// (fanin_init in pomdp-baselines' torchkit/pytorch_utils.py reads size[0], the out-features: a quirk kept on
+/// purpose), hidden biases 0.1, last layer weights and biases ~ U(±last_init); otherwise LibTorch's defaults.
 torch::nn::Sequential make_mlp(int64_t in, const std::vector<int>& hidden, int64_t out, double last_init,
                                bool rlkit_init);
 /// The hidden part of make_mlp (Linear + ReLU per width; empty for no widths) and its last layer.

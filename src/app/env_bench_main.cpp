@@ -156,9 +156,8 @@ int run_scaling(int threads, int num_envs, int reps, double seconds, const std::
   std::vector<double> all_ratios, all_no_pool, all_efficiency;
   for (const std::string& id : rlm::envs::registered_env_ids()) {
     if (id.find(filter) == std::string::npos) continue;
-    if (filter.empty() && std::none_of(heavy.begin(), heavy.end(), [&](const std::string& f) {
-          return id.find(f) != std::string::npos;
-        }))
+    if (filter.empty() &&
+        std::none_of(heavy.begin(), heavy.end(), [&](const std::string& f) { return id.find(f) != std::string::npos; }))
       continue;
     std::vector<double> one, many, ratios, no_pool, machine;
     for (int r = 0; r < reps; ++r) {
@@ -195,7 +194,7 @@ int run_scaling(int threads, int num_envs, int reps, double seconds, const std::
 int main(int argc, char** argv) {
   double seconds = 0.5;
   std::string json_path;
-  std::string filter;      // only ids containing this substring
+  std::string filter;       // only ids containing this substring
   int scaling_threads = 0;  // > 0: the thread-scaling table instead of the throughput table
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];

@@ -1,5 +1,6 @@
 #include "core/checkpoint_file.hpp"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -9,8 +10,6 @@
 #include <fstream>
 #include <iterator>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -64,8 +63,7 @@ std::string read_checkpoint_file(const std::filesystem::path& path) {
 
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw CheckpointError(
-        fmt::format("cannot open checkpoint '{}': {}", name, std::generic_category().message(errno)));
+    throw CheckpointError(fmt::format("cannot open checkpoint '{}': {}", name, std::generic_category().message(errno)));
   }
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw CheckpointError(fmt::format("cannot read checkpoint '{}'", name));
@@ -75,8 +73,8 @@ std::string read_checkpoint_file(const std::filesystem::path& path) {
   if (std::string_view(bytes).substr(0, magic_seen) != kMagic.substr(0, magic_seen))
     throw CheckpointError(fmt::format("'{}' is not an rlm checkpoint (bad magic)", name));
   if (bytes.size() < kHeaderSize) {
-    throw CheckpointError(fmt::format("checkpoint '{}' is truncated (header needs {} bytes, found {})", name,
-                                      kHeaderSize, bytes.size()));
+    throw CheckpointError(
+        fmt::format("checkpoint '{}' is truncated (header needs {} bytes, found {})", name, kHeaderSize, bytes.size()));
   }
 
   const std::string_view view(bytes);
@@ -84,12 +82,12 @@ std::string read_checkpoint_file(const std::filesystem::path& path) {
   const uint32_t crc = get_le<uint32_t>(view, kCrcOffset);
   const uint64_t found = bytes.size() - kHeaderSize;
   if (found < expected) {
-    throw CheckpointError(fmt::format("checkpoint '{}' is truncated (expected {} bytes of payload, found {})", name,
-                                      expected, found));
+    throw CheckpointError(
+        fmt::format("checkpoint '{}' is truncated (expected {} bytes of payload, found {})", name, expected, found));
   }
   if (found > expected) {
-    throw CheckpointError(fmt::format("checkpoint '{}' is corrupt ({} unexpected bytes after the payload)", name,
-                                      found - expected));
+    throw CheckpointError(
+        fmt::format("checkpoint '{}' is corrupt ({} unexpected bytes after the payload)", name, found - expected));
   }
   if (payload_crc(view.substr(kHeaderSize)) != crc)
     throw CheckpointError(fmt::format("checkpoint '{}' is corrupt (checksum mismatch)", name));

@@ -22,9 +22,9 @@ struct EnvOptions {
   /// Best-Arm: the arm's noise σ ~ U(sigma_low, sigma_high) per episode; training U(0, 2), out of distribution U(2, 3).
   double sigma_low = 0.0;
   double sigma_high = 2.0;
-  /// Wind (meta-RL, envs.md F.2): shm (the SHM paper: 200 tasks, H 100, radius 0.01) or original (pomdp-baselines:
-  /// 60 tasks, H 75, radius 0.03). Point Robot (F.3): shm (200 tasks, H 100, radius 0.05) or original (100 tasks,
-  /// H 60, radius 0.2), both two inner episodes per task. Visual Match / Key-to-Door (C.2-C.4): shm (SHM's
+  /// Wind (meta-RL, docs/envs/meta.md): shm (SHM's code: 200 tasks, H 100, radius 0.01) or original (pomdp-baselines:
+  /// 60 tasks, H 75, radius 0.03). Point Robot: shm (200 tasks, H 100, radius 0.05) or original (100 tasks, H 60,
+  /// radius 0.2), both two inner episodes per task. Visual Match / Key-to-Door (docs/envs/memory_rl.md): shm (SHM's
   /// pomdp-baselines settings: VM 15/D/10 steps, final reward 10; KtD 10/D/3, final 10) or original (Memory-RL's
   /// configs: VM 15/D/15, final 5; KtD 15/D/10, final 5).
   std::string variant = "shm";
@@ -37,13 +37,13 @@ struct EnvOptions {
   /// Visual Match, Key-to-Door: frames D of the apple-collecting distractor phase (papers: 60…1000); 0 = the
   /// variant's default (shm 100, original 60).
   int distractor_length = 0;
-  /// Box2D tasks (box2d.md §5.2, the KF paper's protocol): std of the i.i.d. Gaussian noise added to every kept
+  /// Box2D tasks (the KF paper's protocol, §5.3 and App. G): std of the i.i.d. Gaussian noise added to every kept
   /// observation element at reset and at every step (KF: 0.3, or 0.1 for small-scale observations; 0 = none).
   double obs_noise_sigma = 0.0;
   /// Box2D tasks: also noise the 0/1 leg-contact flags (the literal protocol); false keeps them exact.
   bool noise_on_binary = true;
   /// Box2D tasks with continuous actions: std of the Gaussian noise added to each action before the env clips it
-  /// (KF App. H: 0.3).
+  /// (KF paper App. H: 0.3).
   double action_noise_sigma = 0.0;
   /// LunarLander: gravity in m/s², in (−12, 0) as Gymnasium asserts.
   double gravity = -10.0;
@@ -97,7 +97,7 @@ inline std::vector<std::string_view> env_options_read_by(std::string_view id) {
       id.starts_with("memory_rl/ActiveVisualMatch") || id.starts_with("memory_rl-ActiveVisualMatch") ||
       id.starts_with("memory_rl/KeyToDoor") || id.starts_with("memory_rl-KeyToDoor"))
     return {"variant", "distractor_length"};
-  // Box2D (box2d.md §6): box2d/<Base>[-P|-V]; the mask is in the id, noise and physics options in env.options.
+  // Box2D (docs/envs/box2d.md): box2d/<Base>[-P|-V]; the mask is in the id, noise and physics options in env.options.
   const auto box2d = [&](std::string_view base) {
     return id.starts_with(std::string("box2d/") + std::string(base)) ||
            id.starts_with(std::string("box2d-") + std::string(base));

@@ -1,6 +1,6 @@
 // numpy's legacy RandomState (np.random.seed / uniform / permutation / shuffle), bit for bit, for the task sets that
 // reference code builds from a fixed seed (pomdp-baselines' and SHM's Wind and Point Robot: np.random.seed(1337) in
-// the env constructor, then the learner's np.random.permutation for the train/eval split; envs.md F.4). Envs draw
+// the env constructor, then the learner's np.random.permutation for the train/eval split; docs/envs/meta.md). Envs draw
 // their own episodes from Rng (rng.hpp); this is only for reproducing those fixed lists.
 #pragma once
 #include <cstdint>

@@ -73,8 +73,8 @@ FamilyRow parameterised(std::string suite, std::string name,
           }};
 }
 
-/// A Box2D task as three ids, <name> (Gymnasium's full observation), <name>-P and <name>-V (box2d.md §5.1 masks),
-/// each wrapped in PartialObservation when it masks or adds noise.
+/// A Box2D task as three ids, <name> (Gymnasium's full observation), <name>-P and <name>-V (the masks of
+/// docs/envs/box2d.md), each wrapped in PartialObservation when it masks or adds noise.
 template <class E>
 FamilyRow box2d_family(std::string name, std::function<typename E::Config(const EnvOptions&)> config_of,
                        std::function<box2d::ObservationMask(std::string_view variant, const EnvOptions&)> mask_of) {
@@ -111,7 +111,8 @@ box2d::ObservationMask walker_mask(std::string_view variant, const EnvOptions& o
   return box2d::bipedal_walker_mask(variant, o.contacts_in_v, o.lidar_in_p);
 }
 
-/// The registry. Presets are the difficulty classes at the bottom of each popgym env file (envs.md A.1, A.2, A.10).
+/// The registry. Presets are the difficulty classes at the bottom of each popgym env file
+/// (proroklab/popgym@410d5aa:popgym/envs/<env>.py).
 const std::vector<FamilyRow>& table() {
   using namespace popgym;  // in a .cpp, for the table's readability only
   static const std::vector<FamilyRow> rows = {

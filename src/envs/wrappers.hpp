@@ -1,4 +1,4 @@
-// Wrappers of popgym/wrappers (envs.md A.0), as Env decorators. The POPGym paper feeds PPO with
+// Wrappers of proroklab/popgym@410d5aa:popgym/wrappers/, as Env decorators. The POPGym paper feeds PPO with
 // Flatten(Antialias(PreviousAction(env))): the obs tuple (env obs..., previous action, is_t0), one-hot encoded;
 // memory-monoids adds DiscreteAction on top. Markovian exposes the env's hidden state (popgym's get_state()).
 #pragma once

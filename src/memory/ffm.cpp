@@ -10,9 +10,10 @@ namespace rlm::memory {
 namespace {
 
 constexpr double kTwoPi = 6.283185307179586;
-constexpr double kMaxA = -1e-8;  // the clamp keeps every decay strictly below 1 in magnitude (ffm.md §1.4)
+// The code's clamp of a (proroklab/ffm@b3f94d2:aggregations.py) keeps every decay strictly below 1 in magnitude.
+constexpr double kMaxA = -1e-8;
 
-// a (= −α) and b (= ω) as vectors [m] and [c] (ffm.md §1.4, §5.1, §5.17). Float32, like the reference's Parameters.
+// a (= −α) and b (= ω) as vectors [m] and [c] (FFM paper App. B, Fig. 6). Float32, like the reference's Parameters.
 std::pair<torch::Tensor, torch::Tensor> initial_decay(const FfmOptions& o, double limit) {
   const double log_beta = std::log(o.forgotten_at);
   const double t_e = o.max_period;
@@ -36,8 +37,8 @@ std::pair<torch::Tensor, torch::Tensor> initial_decay(const FfmOptions& o, doubl
       break;
     }
     case FfmInit::kPeriods: {
-      // Fig. 6's informed init [I]: 1% horizons linearly between min_period and max_period (the fast end bounded like
-      // the code's a_low, so the defaults reproduce kCode).
+      // Fig. 6's informed init (our mapping; the paper gives none): 1% horizons linearly between min_period and
+      // max_period (the fast end bounded like the code's a_low, so the defaults reproduce kCode).
       const double a_low = std::max(log_beta / o.min_period, -limit + o.fudge);
       const double a_high = std::max(std::min(-1e-6, log_beta / t_e), a_low);
       a = torch::linspace(a_low, a_high, o.memory_size);
@@ -91,7 +92,7 @@ torch::Tensor Ffm::decay_gate() {
     ac = ac.unsqueeze(1).expand({o.memory_size, o.context_size});
     bc = bc.unsqueeze(0).expand({o.memory_size, o.context_size});
   }
-  // log γ in float64 (ffm.md §1.3 precision), then γ in the scan's dtype.
+  // log γ in float64 (FFM paper, Limitations: double precision for γ), then γ in the scan's dtype.
   auto gamma = torch::exp(torch::complex(ac.to(torch::kFloat64), bc.to(torch::kFloat64)));
   return gamma.to(o.double_precision ? torch::kComplexDouble : torch::kComplexFloat);
 }
@@ -116,14 +117,14 @@ MemoryOutput Ffm::forward(const torch::Tensor& x, const MemoryState& state, cons
     a.set_data(a.clamp(-limit_, kMaxA));
   }
 
-  // Input and output gates (ffm.md §1.2 steps 1–3).
+  // Input and output gates (FFM paper Eq. 15, 18; the code's [v | thru | gate] split).
   const auto parts = pre(x).split_with_sizes({m, d, m + d}, -1);
   torch::Tensor v = parts[0];
   const torch::Tensor& thru = parts[1];
   const torch::Tensor gate = torch::sigmoid(parts[2]);
   if (o.input_gate) v = v * gate.narrow(-1, 0, m);
 
-  // Aggregator (§1.3): S_t = γ ⊙ S_{t-1} + x̃_t 1_cᵀ, S_{-1} = the carried state, reset to 0 before episode starts.
+  // Aggregator (FFM paper Eq. 11): S_t = γ ⊙ S_{t-1} + x̃_t 1_cᵀ, S_{-1} = the carried state, zeroed at episode starts.
   const auto complex_type = o.double_precision ? torch::kComplexDouble : torch::kComplexFloat;
   const torch::Tensor gates = decay_gate().reshape({1, 1, mc}).expand({steps, batch, mc});  // read in place
   const torch::Tensor inputs =
@@ -131,7 +132,7 @@ MemoryOutput Ffm::forward(const torch::Tensor& x, const MemoryState& state, cons
   const torch::Tensor h0 = s_prev.to(complex_type).reshape({batch, mc});
   const torch::Tensor s = scan::linear_scan(gates, inputs, h0, starts);  // [T, B, mc]
 
-  // Real features (§1.2 step 5, §5.3), mix, non-affine LayerNorm and the gated residual (step 6).
+  // Real features (FFM paper Eq. 17), mix, non-affine LayerNorm and the gated residual (Eq. 18).
   torch::Tensor features;
   if (o.flatten == FfmFlatten::kInterleaved) {
     features = torch::view_as_real(s).reshape({steps, batch, 2 * mc});
@@ -148,7 +149,7 @@ MemoryOutput Ffm::forward(const torch::Tensor& x, const MemoryState& state, cons
   } else {
     y = z + thru;
   }
-  return {y, {{s[steps - 1].view({batch, m, c}).to(torch::kComplexFloat)}}};  // stored as complex64 (§1.3)
+  return {y, {{s[steps - 1].view({batch, m, c}).to(torch::kComplexFloat)}}};  // stored as complex64, as the code does
 }
 
 }  // namespace rlm::memory

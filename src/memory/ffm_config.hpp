@@ -5,61 +5,61 @@
 
 namespace rlm::memory {
 
-/// How a and b (α = −a, ω = b) start (ffm.md §1.4, §5.1, §5.17).
+/// How a and b (α = −a, ω = b) start (FFM paper App. B and Fig. 6; docs/models/ffm.md).
 enum class FfmInit {
   kCode,  ///< reference code (default): a = linspace(−limit + ε, max(min(−1e-6, ln β / t_e), ·), m), periods linspace
   kPaper,    ///< paper App. B eq. 31/33: j = 1..m (one endpoint excluded), fast limit ln(DBL_MAX)/t_e − ε
-  kPeriods,  ///< Fig. 6 "informed" init [I]: a = linspace(ln β / min_period, ln β / max_period, m), periods linspace
+  kPeriods,  ///< Fig. 6 "informed" init (ours): a = linspace(ln β / min_period, ln β / max_period, m), periods linspace
 };
 
-/// Order of the 2mc real features fed to mix (ffm.md §1.2 step 5, §5.3).
+/// Order of the 2mc real features fed to mix (FFM paper Eq. 17).
 enum class FfmFlatten {
   kInterleaved,   ///< code (default): index (i·c + j)·2 + {0: Re, 1: Im}, torch.view_as_real order
   kConcatenated,  ///< paper Flatten(Re[S] ‖ Im[S]) with ℓ3: R^{m×2c}: index i·2c + j (Re) and i·2c + c + j (Im)
 };
 
-/// Shape of the decay γ (ffm.md §1.3, §5.16).
+/// Shape of the decay γ (FFM paper Eq. 12, Table 3).
 enum class FfmDecayShape {
   kOuter,     ///< FFM (default): γ_ij = exp(a_i + i·b_j), a [m], b [c]
-  kHadamard,  ///< FFM-HP ablation [I]: a, b [m, c], initialised by broadcasting the outer init
+  kHadamard,  ///< FFM-HP ablation (not released; ours): a, b [m, c], the outer init broadcast
 };
 
 }  // namespace rlm::memory
 
 namespace rlm {
 
-/// FFM options (model.memory.ffm; ffm.md, src/memory/ffm.hpp). The output width d is model.memory.hidden_size.
+/// FFM options (model.memory.ffm; docs/models/ffm.md, memory/ffm.hpp). The output width d is model.memory.hidden_size.
 struct FfmConfig {
   /// m, rows of the decaying trace (POPGym: 32).
   int memory_size = 32;
   /// c, complex contexts per row (POPGym: 4).
   int context_size = 4;
-  /// Longest initial period / memory horizon t_e (ffm.md §1.4; 128 for the POMDP-Baselines setup).
+  /// Longest initial period / memory horizon t_e (FFM paper App. B; 128 for POMDP-Baselines, App. D.3).
   double max_period = 1024;
-  /// α/ω initialisation (ffm.md §5.1): code (reference code), paper (App. B eq. 31/33), periods (Fig. 6).
+  /// α/ω initialisation: code (reference code), paper (FFM paper App. B Eq. 31/33), periods (Fig. 6).
   memory::FfmInit init = memory::FfmInit::kCode;
-  /// Frequency sign (ffm.md §5.2): false = the code's exp(+iωt), true = the paper's exp(−iωt).
+  /// Frequency sign: false = the code's exp(+iωt), true = the paper's exp(−iωt) (FFM paper Eq. 12).
   bool conjugate_frequency = false;
-  /// Order of the real features fed to the mixing Linear (ffm.md §5.3): interleaved (code) or concatenated (paper).
+  /// Order of the real features fed to the mixing Linear: interleaved (code) or concatenated (FFM paper Eq. 17).
   memory::FfmFlatten flatten = memory::FfmFlatten::kInterleaved;
-  /// Decay shape (ffm.md §5.16): outer (FFM) or hadamard (the FFM-HP ablation).
+  /// Decay shape: outer (FFM) or hadamard (the FFM-HP ablation of FFM paper Table 3).
   memory::FfmDecayShape decay_shape = memory::FfmDecayShape::kOuter;
   /// Run the scan in complex128 (the reference code's batched path) instead of complex64.
   bool double_precision = false;
-  /// Input gate x̃ = v ⊙ σ(ℓ2 x); false is the FFM-NI ablation, x̃ = v (ffm.md §1.2, §3.1 Table 3).
+  /// Input gate x̃ = v ⊙ σ(ℓ2 x); false is the FFM-NI ablation, x̃ = v (FFM paper Table 3).
   bool input_gate = true;
-  /// Output gate; false is the FFM-NO ablation, y = LN(z) + thru (ffm.md §1.2, §3.1 Table 3).
+  /// Output gate; false is the FFM-NO ablation, y = LN(z) + thru (FFM paper Table 3).
   bool output_gate = true;
-  /// Oscillating contexts ω; false is FFM-NC: b filled with 1e-6 and frozen (ffm.md §3.1, models_algos.md §2.2).
+  /// Oscillating contexts ω; false is FFM-NC: b filled with 1e-6 and frozen, as the code (FFM paper Table 3).
   bool oscillate = true;
-  /// Learn ω; false is FFM-FC, ω kept at its init (ffm.md §3.1, models_algos.md §7.4).
+  /// Learn ω; false is FFM-FC, ω kept at its init (FFM paper Table 3).
   bool learn_oscillate = true;
-  /// Decay α; false is FFM-ND: a filled with 0 (−1e-8 after the clamp) and frozen (ffm.md §3.1, models_algos.md §2.2).
+  /// Decay α; false is FFM-ND: a filled with 0 (−1e-8 after the clamp) and frozen (FFM paper Table 3).
   bool decay = true;
-  /// Learn α; false is FFM-FD, α kept at its init (ffm.md §3.1, models_algos.md §7.4).
+  /// Learn α; false is FFM-FD, α kept at its init (FFM paper Table 3).
   bool learn_decay = true;
   /// Write the clamp of a back into the parameter every forward, as the standalone cell (SHM's copy) does; false is
-  /// the FFM paper's POPGym cell, which clamps only inside the graph (ffm.md §5.5).
+  /// the FFM paper's POPGym cell, which clamps only inside the graph (proroklab/ffm@b3f94d2:aggregations.py).
   bool clamp_writeback = false;
 
   template <class V>

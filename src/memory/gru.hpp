@@ -1,4 +1,4 @@
-// GRU backend: POPGym's baseline memory (popgym/baselines/ray_models/ray_gru.py; models_algos.md §2.4):
+// GRU backend: POPGym's baseline memory (proroklab/popgym@410d5aa:popgym/baselines/ray_models/ray_gru.py):
 // one nn.GRU layer with PyTorch's default initialisation and a zero initial state.
 // On the CPU in float32 the layer's weights are run by our own step loop with torch's GRU equations and gate order
 // (faster at every size, gru.cpp says why); elsewhere by torch's fused GRU (cuDNN on CUDA).

@@ -9,8 +9,8 @@
 namespace rlm::memory {
 namespace {
 
-constexpr double kObservationNoiseFloor = 1e-6;  // r = softplus(.) + 1e-6 (kf.md §1.3)
-constexpr double kRmsEps = 1e-5;                 // kf.md §1.7
+constexpr double kObservationNoiseFloor = 1e-6;  // r = softplus(.) + 1e-6 (our choice: the paper names no map)
+constexpr double kRmsEps = 1e-5;                 // RMSNorm of johnma2006/mamba-minimal@03de542:model.py
 
 }  // namespace
 
@@ -35,7 +35,7 @@ KfLayer::KfLayer(int64_t width, const KfOptions& options)
   const bool with_cov = options.output_features == KfOutputFeatures::mean_cov;
   out_proj_ = register_module("out_proj", rlm::nn::Linear((with_cov ? 2 : 1) * n_, width));
 
-  // HiPPO diagonal (S4D-Real, mamba-minimal): Ã_n = −exp(A_log_n) = −(n + 1); B̃ = 1 (kf.md §1.4).
+  // HiPPO diagonal (KF paper Table 1; A_log as in mamba-minimal): Ã_n = −exp(A_log_n) = −(n + 1); B̃ = 1.
   torch::Tensor a_log = torch::log(torch::arange(1, n_ + 1, torch::kFloat32));
   torch::Tensor b_tilde = torch::ones({n_});
   if (options.learn_ab) {
@@ -58,7 +58,7 @@ torch::Tensor KfLayer::positive(const torch::Tensor& raw) const {
 }
 
 KfLayer::Coefficients KfLayer::coefficients() const {
-  // Zero-order hold (kf.md §1.4): a = exp(Δ Ã), β = (exp(Δ Ã) − 1) / Ã ⊙ B̃; recomputed every forward pass.
+  // Zero-order hold (KF paper §4.2): a = exp(Δ Ã), β = (exp(Δ Ã) − 1) / Ã ⊙ B̃; recomputed every forward pass.
   const torch::Tensor a_cont = -torch::exp(a_log_);
   const torch::Tensor delta_a = torch::softplus(dt_raw_) * a_cont;
   Coefficients c;
@@ -89,8 +89,8 @@ torch::Tensor KfLayer::forward(const torch::Tensor& h, const torch::Tensor* stat
   const Coefficients coef = coefficients();
   const torch::Tensor resets = starts.unsqueeze(-1);  // [T, B, 1]
 
-  // Input lag 1 (kf.md §1.3): the predict of step t uses u_{t-1}, with u_{-1} = 0 at an episode start and the
-  // carried u otherwise.
+  // Input lag 1 (KF paper Eq. 4 as written): the predict of step t uses u_{t-1}, with u_{-1} = 0 at an episode
+  // start and the carried u otherwise.
   torch::Tensor u_prev_out;
   if (has_u_ && options_.input_lag == 1) {
     const torch::Tensor& u_prev = state[has_kf_ ? 2 : 1];
@@ -101,7 +101,7 @@ torch::Tensor KfLayer::forward(const torch::Tensor& h, const torch::Tensor* stat
 
   torch::Tensor features;
   if (!has_kf_) {
-    // vSSM (kf.md §3): x_t = a x_{t-1} + β u_t, x = 0 at an episode start.
+    // vSSM (KF paper App. B, the predict block only): x_t = a x_{t-1} + β u_t, x = 0 at an episode start.
     const torch::Tensor x = scan::diag_linear_scan(coef.a, coef.beta * u, state[0], starts);
     new_state.push_back(x[-1]);
     features = x;

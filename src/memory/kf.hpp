@@ -1,14 +1,14 @@
-// Kalman-filter (KF) layer memory: "Uncertainty Representations in State-Space Layers for Deep RL under Partial
-// Observability" (Luis et al.; spec digest /work/shared/research/kf.md). Each layer (E → E):
+// Kalman-filter (KF) layer memory: the KF paper (§3.4 Eqs. 4–6, §4.2, App. B, Table 1; docs/models/kf.md).
+// Each layer (E → E):
 //   [u_t, w_t, r̃_t (, q̃_t)] = Linear(E → kN)(h_t),  r_t = softplus(r̃_t) + 1e-6
 //   diagonal KF over N channels (scan/kf_scan.hpp): x⁻_t = a x⁺_{t-1} + β u_t, P⁻_t = a² P⁺_{t-1} + q,
 //   k_t = P⁻_t / (P⁻_t + r_t), x⁺_t = x⁻_t + k_t (w_t − x⁻_t), P⁺_t = (1 − k_t) P⁻_t
 //   z_t = Linear(N → E)(x⁺_t)   (or Linear(2N → E)([x⁺_t, P⁺_t]) with output_features = mean_cov)
 // a = exp(Δ Ã), β = (exp(Δ Ã) − 1) / Ã · B̃ (zero-order hold), Ã = −exp(A_log) with A_log = log(1..N) (HiPPO diagonal),
 // B̃ = 1, Δ = softplus(Δ̃) one scalar per layer with Δ̃ = −7, q = softplus(q̃) with q̃ = ln(e − 1) (q = 1).
-// process_noise = input_dependent (kf.md §1.8.1): a fourth chunk q̃_t of the input projection gives
+// process_noise = input_dependent (KF paper §4.2, App. E): a fourth chunk q̃_t of the input projection gives
 // q_t = softplus(q̃ + q̃_t), i.e. the learnable time-invariant q̃ becomes the offset of a per-step noise.
-// L layers are stacked without residuals or nonlinearities, with an optional RMSNorm at the end (kf.md §1.7).
+// L layers are stacked without residuals or nonlinearities, with an optional RMSNorm at the end (KF paper §4.2).
 // The belief resets to N(0, I) at every episode start.
 //
 // Input mapping: the layers are E → E with E = options.hidden_size; when the input width D differs from E a
@@ -28,14 +28,14 @@ namespace rlm::memory {
 
 enum class KfPositive { softplus, exp };
 
-/// What the layer reads: the YAML options (KfConfig, memory/kf_config.hpp) plus the width and the spec's choices that
-/// no config sets.
+/// What the layer reads: the YAML options (KfConfig, memory/kf_config.hpp) plus the width and the choices that no
+/// config sets (docs/models/kf.md).
 struct KfOptions : KfConfig {
-  int64_t hidden_size = 0;                     ///< E, the layer width (§1.3); 0: E = input size
-  bool rms_norm_every_layer = false;           ///< with rms_norm: after every layer, not once (§7.6)
-  KfPositive positive = KfPositive::softplus;  ///< positivity map of q and r (§1.3, §1.4, §7.1)
-  bool learn_ab = true;                        ///< Ã (A_log) and B̃ trainable, else buffers (§1.4, §7.3)
-  double dt_raw_init = -7.0;                   ///< Δ̃ init, Δ = softplus(Δ̃) (§1.4)
+  int64_t hidden_size = 0;                     ///< E, the layer width (KF paper Fig. 2); 0: E = input size
+  bool rms_norm_every_layer = false;           ///< with rms_norm: after every layer, not once at the end
+  KfPositive positive = KfPositive::softplus;  ///< positivity map of q and r (the paper names none)
+  bool learn_ab = true;                        ///< Ã (A_log) and B̃ trainable, else buffers (as Mamba's A_log)
+  double dt_raw_init = -7.0;                   ///< Δ̃ init, Δ = softplus(Δ̃) (KF paper Table 1)
 };
 
 /// One KF layer (E → E). Public for tests (coefficients()).

@@ -1,5 +1,5 @@
 // The KF layer's options (YAML section model.memory.kf), beside the backend (memory/kf.hpp), which reads this struct
-// itself (KfOptions extends it with the width and the spec's fixed choices): an option is added here and used there.
+// itself (KfOptions extends it with the width and the fixed choices): an option is added here and used there.
 #pragma once
 #include "core/config_schema.hpp"
 
@@ -13,20 +13,20 @@ enum class KfOutputFeatures { mean, mean_cov };
 
 namespace rlm {
 
-/// KF-layer options (model.memory.kf; kf.md, src/memory/kf.hpp). The layer width E is model.memory.hidden_size
-/// (a Linear maps the input to E when the widths differ).
+/// KF-layer options (model.memory.kf; docs/models/kf.md, src/memory/kf.hpp). The layer width E is
+/// model.memory.hidden_size (a Linear maps the input to E when the widths differ).
 struct KfConfig {
-  /// N, the state size of each layer (kf.md §1.7: 128).
+  /// N, the state size of each layer (KF paper Table 1: 128).
   int state_size = 128;
   /// L, stacked KF layers.
   int num_layers = 1;
   /// kf (vSSM+KF, the paper's model), kf_u (vSSM+KF-u) or vssm (no Kalman update).
   memory::KfVariant variant = memory::KfVariant::kf;
-  /// RMSNorm output block (kf.md §1.7: on for DMC, off for POPGym and BestArm).
+  /// RMSNorm output block (KF paper Table 1: on for DMC, off for POPGym and BestArm).
   bool rms_norm = false;
-  /// 0: the predict step uses u_t (recommended); 1: the paper's literal u_{t-1} (kf.md §1.3).
+  /// 0: the predict step uses u_t (our default, docs/models/kf.md); 1: the literal u_{t-1} of KF paper Eq. 4.
   int input_lag = 0;
-  /// time_invariant (the paper's final design) or input_dependent process noise (kf.md §1.8).
+  /// time_invariant (the paper's final design) or input_dependent process noise (KF paper §4.2, App. E).
   memory::KfProcessNoise process_noise = memory::KfProcessNoise::time_invariant;
   /// mean (the paper's final design) or mean_cov: the output Linear also reads the posterior variance.
   memory::KfOutputFeatures output_features = memory::KfOutputFeatures::mean;

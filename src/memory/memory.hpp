@@ -1,4 +1,4 @@
-// The one contract every memory backend implements (DESIGN.md "Key interfaces"; STYLE.md principle 9).
+// The one contract every memory backend implements.
 // Trainers never branch on the backend: rollouts call forward with T = 1, training with whole sequences, and the
 // same weights give the same outputs either way (tested for every backend).
 #pragma once

@@ -9,7 +9,7 @@
 namespace rlm::memory {
 namespace {
 
-// k and q: ReLU, then divided by (1e-5 + their sum) (shm.md §1.3).
+// k and q: ReLU, then divided by (1e-5 + their sum), as thaihungle/SHM@651f9e2:popgym/baselines/ray_models/ray_shm.py.
 torch::Tensor sum_normalised_relu(const torch::Tensor& x) {
   const auto r = torch::relu(x);
   return r / (1e-5 + r.sum(-1, /*keepdim=*/true));
@@ -39,13 +39,13 @@ Shm::Shm(int64_t input_size, const ShmOptions& options) : options_(options) {
       register_module("projections", rlm::nn::Linear(torch::nn::LinearOptions(input_size, 4 * h + 1).bias(false)));
   if (options.calibration == "random_theta" || options.calibration == "fixed_theta") {
     const int64_t rows = options.calibration == "fixed_theta" ? 1 : options.num_thetas;
-    // shm.md §1.3: created with rand, then xavier_uniform_ (fan_in = H, fan_out = L).
+    // As ray_shm.py: created with rand, then xavier_uniform_ (fan_in = H, fan_out = L).
     theta_table_ = register_parameter("theta_table", torch::empty({rows, h}));
     torch::nn::init::xavier_uniform_(theta_table_);
   } else if (options.calibration == "neural_theta") {
-    theta_net_ = register_module("theta_net", rlm::nn::Linear(input_size, h));  // shm.md §2 default: one Linear
+    theta_net_ = register_module("theta_net", rlm::nn::Linear(input_size, h));  // SHM paper §4.4's FFW: one Linear
   } else if (options.calibration == "fixed_c") {
-    // Init unstated (shm.md §6.10): xavier, like the θ table, so C starts near 1 with some spread.
+    // Init unstated in the SHM paper (our choice): xavier, like the θ table, so C starts near 1 with some spread.
     fixed_c_ = register_parameter("fixed_c", torch::empty({h, h}));
     torch::nn::init::xavier_uniform_(fixed_c_);
   }
@@ -101,7 +101,7 @@ AffineOutput Shm::forward_affine(const torch::Tensor& x, const MemoryState& stat
 }
 
 // fixed_c / random_c: C is a full H×H matrix (not rank-1), so the fused op does not apply; a loop over time with a
-// materialised C per step (an ablation, shm.md §2: O(B·H²) per step, autograd keeps every state).
+// materialised C per step (an ablation of SHM paper §4.4: O(B·H²) per step, autograd keeps every state).
 MemoryOutput Shm::forward_full_calibration(const torch::Tensor& x_norm, const torch::Tensor& k, const torch::Tensor& q,
                                            const torch::Tensor& v, const torch::Tensor& eta, const MemoryState& state,
                                            const torch::Tensor& starts) {

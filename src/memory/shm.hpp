@@ -1,5 +1,6 @@
-// SHM backend: Stable Hadamard Memory (shm.md §1.3, models_algos.md §1.1–1.5), the cell of the official code with
-// every paper/code disagreement as an option (shm.md §6). Memory M ∈ R^{H×H} per batch entry, M_0 = 0:
+// SHM backend: Stable Hadamard Memory (SHM paper §3.3, Eq. 7, 8, 13), the cell of the official code
+// (thaihungle/SHM@651f9e2:popgym/baselines/ray_models/ray_shm.py, pomdp-baselines/torchkit/shm.py) with every
+// paper/code disagreement as an option (docs/models/shm.md). Memory M ∈ R^{H×H} per batch entry, M_0 = 0:
 //   x̃ = LayerNorm(x); k, q = relu(W x̃) / (1e-5 + Σ relu(W x̃)); v = W_v x̃; vc = W_c x̃; η = σ(w_η·x̃)
 //   M_t = (1 + tanh(θ_t ⊗ vc_t)) ⊙ M_{t-1} + η_t v_t ⊗ k_t;   y_t = M_t q_t (+ W_s x̃ + b_s);   out = W_o y_t + b_o
 // The recurrence runs on the fused op scan::shm_scan (no [T, B, H, H] tensor) for the rank-1 calibrations; the
@@ -13,10 +14,10 @@
 
 namespace rlm::memory {
 
-/// What the backend reads: the YAML options (ShmConfig, memory/shm_config.hpp; shm.md §2 calibrations, §1.4 / §6.2
-/// θ sampling, §6.4 state clamp, §1.6 item 2 shortcut) plus H.
+/// What the backend reads: the YAML options (ShmConfig, memory/shm_config.hpp: the calibrations of SHM paper §4.4,
+/// θ sampling, state clamp and shortcut, docs/models/shm.md) plus H.
 struct ShmOptions : ShmConfig {
-  int64_t memory_size = 128;  ///< H (shm.md §1.8: 128 for POPGym, 24 for meta-RL / credit assignment)
+  int64_t memory_size = 128;  ///< H (SHM paper §4.4, Table 4: 128 for POPGym, 24 for meta-RL / credit assignment)
 };
 
 class Shm : public Memory {

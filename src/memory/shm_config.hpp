@@ -7,13 +7,13 @@
 
 namespace rlm {
 
-/// SHM options (YAML section model.memory.shm; shm.md, src/memory/shm.hpp). H is model.memory.hidden_size.
+/// SHM options (YAML section model.memory.shm; docs/models/shm.md, src/memory/shm.hpp). H is model.memory.hidden_size.
 struct ShmConfig {
   /// Width of SHM's output Linear (POPGym post_size 1024).
   int output_size = 1024;
   /// Rows of the θ table (L = 128 in every experiment of the paper).
   int num_thetas = 128;
-  /// Calibration (shm.md §2): random_theta is SHM; the others are the paper's ablations.
+  /// Calibration (SHM paper §4.4): random_theta is SHM; the others are the paper's ablations.
   std::string calibration = "random_theta";
   /// uniform: a θ row per (batch entry, step); index0_compat: always row 0, as the released POPGym code does.
   std::string theta_sampling = "uniform";

@@ -1,4 +1,4 @@
-// Spiking-gate cell (SDG): see spiking.hpp and research/spiking.md §1.
+// Spiking-gate cell (SDG): see spiking.hpp and docs/models/spiking.md.
 #include "memory/spiking.hpp"
 
 #include <cmath>
@@ -14,7 +14,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// Θ(z) forward; backward is the surrogate derivative times the incoming gradient (spiking.md §1.2).
+// Θ(z) forward; backward is the surrogate derivative times the incoming gradient (spiking paper §4.2).
 struct SpikeFunction : torch::autograd::Function<SpikeFunction> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& z, int64_t surrogate) {
     ctx->save_for_backward({z});
@@ -49,7 +49,7 @@ void check(bool ok, const std::string& message) {
   if (!ok) throw ConfigError("model.memory.spiking: " + message);
 }
 
-// N(0, std²) truncated at ±2·std, by inverting the normal CDF on the truncated range (spiking.md §1.9 alternative).
+// N(0, std²) truncated at ±2·std, by inverting the normal CDF on the truncated range (TFPORL's LRU init).
 void truncated_normal_(torch::Tensor& t, double std) {
   torch::NoGradGuard no_grad;
   const double lo = 0.5 * std::erfc(2.0 / std::sqrt(2.0));  // Φ(−2)
@@ -89,10 +89,10 @@ Spiking::Spiking(int64_t input_size, const SpikingOptions& options) : options_(o
   const int64_t proj = (o.forget_gate == SpikingForgetGate::kLru ? 4 : 6) * nh;
   in_proj_ = register_module("in_proj", rlm::nn::Linear(input_size, proj));
   out_proj_ = register_module("out_proj", rlm::nn::Linear(2 * nh, o.resolved_output_size()));
-  const double w0 = std::log(o.leak_init / (1.0 - o.leak_init));  // k = sigmoid(w), w0 = logit(k0) (§1.2 [R])
+  const double w0 = std::log(o.leak_init / (1.0 - o.leak_init));  // k = sigmoid(w), w0 = logit(k0) (our choice)
   leak_logit_ = register_parameter("leak_logit", torch::full({o.shared_leak ? 1 : 2, nh}, w0));
   if (o.forget_gate == SpikingForgetGate::kLru) {
-    // LRU ring init (§2 LRU): |λ| uniform on the ring r_min..r_max in area, phase uniform in [0, 2π).
+    // LRU ring init (TFPORL's LRULayer): |λ| uniform on the ring r_min..r_max in area, phase uniform in [0, 2π).
     torch::NoGradGuard no_grad;
     const auto u1 = torch::rand({nh}, torch::kFloat64);
     const auto u2 = torch::rand({nh}, torch::kFloat64).clamp_min(1e-12);
@@ -146,7 +146,7 @@ MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& 
   TORCH_CHECK(state.tensors.size() == 2, "Spiking: state must hold (h, m)");
   const auto starts_b = starts.to(x.device(), torch::kBool);
 
-  // One Linear for every input map: [W_x Re, W_x Im, W_i, W_o, (W_c Re, W_c Im)] (spiking.md §1.1).
+  // One Linear for every input map: [W_x Re, W_x Im, W_i, W_o, (W_c Re, W_c Im)] (spiking paper Fig. 3, App. A).
   const auto proj = in_proj_->forward(x);  // [T, B, P]
   // One split, not a narrow per part: in backward a split concatenates the parts' gradients once, where each narrow
   // would fill a zero tensor of the whole projection's size.
@@ -156,14 +156,14 @@ MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& 
   const auto& wx_im = parts[1];
   const auto& current = parts[2];  // u = [W_i x, W_o x]
 
-  // Membranes of both gates, one real scan (§1.2, §1.4): m_t = (1 − k) m_{t−1} + k u_t, reset to 0 at starts.
+  // Membranes of both gates, one real scan (spiking paper Eq. 7): m_t = (1 − k) m_{t−1} + k u_t, reset to 0 at starts.
   auto k = torch::sigmoid(leak_logit_);
   if (o.shared_leak) k = k.expand({2, nh});
   k = k.reshape({2 * nh});
   const auto m0 = state.tensors[1].to(x.dtype()).reshape({batch, 2 * nh});
   const auto membrane = scan::linear_scan((1 - k).expand({steps, batch, 2 * nh}), k * current, m0, starts_b);
 
-  // Gates (§1.2): random threshold while training, fixed when acting.
+  // Gates (spiking paper Eq. 8): random threshold while training, fixed when acting.
   torch::Tensor gates, threshold;
   if (o.gate == SpikingGate::kSigmoid) {
     threshold = torch::scalar_tensor(o.resolved_acting_threshold(), membrane.options());
@@ -187,14 +187,14 @@ MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& 
 
   const auto [c_re, c_im] = forget_gate(parts);
 
-  // Highways in time and space (§1.3–1.4): h_t = a_t h_{t−1} + b_t with a = c s_in + (1 − s_in), b = (W_x x) s_in;
+  // Highways (spiking paper Eqs. 9, 20): h_t = a_t h_{t−1} + b_t with a = c s_in + (1 − s_in), b = (W_x x) s_in;
   // ŷ = s_out h + (1 − s_out) W_x x. On the CPU one fused op (spiking_highway.hpp), elsewhere whole-tensor ops.
   const auto shape = s_in.sizes();
   const bool fused = x.device().is_cpu() && (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat64);
   const auto highway = (fused ? spiking_highway : spiking_highway_reference)(
       wx_re, wx_im, c_re.expand(shape), c_im.expand(shape), s_in, s_out, state.tensors[0].to(x.dtype()), starts_b);
 
-  // out = LN(W_y [Re ŷ, Im ŷ]) without affine parameters (§1.3).
+  // out = LN(W_y [Re ŷ, Im ŷ]) without affine parameters (spiking paper Eq. 11).
   auto y = out_proj_->forward(highway.y_hat);
   y = torch::layer_norm(y, {o.resolved_output_size()}, {}, {}, o.layer_norm_eps);
 

@@ -1,47 +1,47 @@
 // The spiking-gate cell's options (YAML section model.memory.spiking), beside the backend (memory/spiking.hpp), which
-// reads this struct itself (SpikingOptions extends it with the widths and the spec's other choices): an option is
+// reads this struct itself (SpikingOptions extends it with the widths and the other choices): an option is
 // added here and used there, nowhere else.
 #pragma once
 #include "core/config_schema.hpp"
 
 namespace rlm::memory {
 
-/// Forget gate c_t of the cell (spiking.md §1.3, §7 item 1).
+/// Forget gate c_t of the cell (spiking paper App. A, which never says which one an experiment used).
 enum class SpikingForgetGate {
-  kInputDependent,  ///< ĉ = W_c x, c = ĉ·tanh(r)/r with r = sqrt(|ĉ|² + 1) (§1.3 option 1, [R] default)
-  kLru,             ///< c = exp(−exp(ν) + i·exp(φ)), learnable per channel, LRU ring init (§1.3 option 2)
+  kInputDependent,  ///< ĉ = W_c x, c = ĉ·tanh(r)/r with r = sqrt(|ĉ|² + 1) (spiking paper Eq. 10, our default)
+  kLru,             ///< c = exp(−exp(ν) + i·exp(φ)), learnable per channel, LRU ring init (App. A's LRU style)
 };
 
-/// Backward of the Heaviside spike (spiking.md §1.2, §1.8, §3 step 5).
+/// Backward of the Heaviside spike (spiking paper §4.2, §5.3, App. C.3).
 enum class SpikingSurrogate {
-  kAtan,      ///< Θ'(z) := 1/(1 + (πz)²) (§1.2, paper default)
-  kGaussian,  ///< Θ'(z) := exp(−z²/2)/√(2π) ("Gaussian as SG" ablation, §1.8)
-  kNone,      ///< the true gradient of Θ, zero (saliency diagnostic, §3 step 5)
+  kAtan,      ///< Θ'(z) := 1/(1 + (πz)²) (spiking paper §4.2)
+  kGaussian,  ///< Θ'(z) := exp(−z²/2)/√(2π) ("Gaussian as SG" ablation, spiking paper §5.3)
+  kNone,      ///< the true gradient of Θ, zero (saliency diagnostic, spiking paper App. C.3)
 };
 
-/// What opens the highways (spiking.md §1.8).
+/// What opens the highways.
 enum class SpikingGate {
   kSpike,    ///< s = Θ(m − V_th) with the surrogate above (the cell)
-  kSigmoid,  ///< s = σ(m − acting threshold), no noise ("Ours w/ sigmoid" ablation, §1.8 [R])
+  kSigmoid,  ///< s = σ(m − acting threshold), no noise (our reading of the spiking paper's §5.2 sigmoid variant)
 };
 
 }  // namespace rlm::memory
 
 namespace rlm {
 
-/// Spiking-gate cell options (model.memory.spiking; spiking.md, src/memory/spiking.hpp). N_h is
+/// Spiking-gate cell options (model.memory.spiking; docs/models/spiking.md, src/memory/spiking.hpp). N_h is
 /// model.memory.hidden_size.
 struct SpikingConfig {
   /// Output width; 0 means the hidden size.
   int output_size = 0;
-  /// Initial membrane leak k0 = 1/τ_m (spiking.md §1.2), in (0, 1).
+  /// Initial membrane leak k0 = 1/τ_m (spiking paper §4.2, App. F.3), in (0, 1).
   double leak_init = 0.5;
-  /// θ of the threshold V_th = θ + X (spiking.md §1.2: 1 for Passive Visual Match, 0 for the other RL tasks).
+  /// θ of the threshold V_th = θ + X (spiking paper App. F.3: 1 for Passive Visual Match, 0 for the other RL tasks).
   double theta = 0.0;
   /// X ~ U(noise_low, noise_high) while training; equal bounds give a constant threshold (noise_low <= noise_high).
   double noise_low = 0.0;
   double noise_high = 1.0;
-  /// input_dependent (ĉ = W_c x) or lru (learned per-channel decay) forget gate (spiking.md §1.3).
+  /// input_dependent (ĉ = W_c x) or lru (learned per-channel decay) forget gate (spiking paper App. A).
   memory::SpikingForgetGate forget_gate = memory::SpikingForgetGate::kInputDependent;
   /// Spike backward: atan (1/(1+(πx)²), the paper's), gaussian (ablation) or none (true zero gradient).
   memory::SpikingSurrogate surrogate = memory::SpikingSurrogate::kAtan;

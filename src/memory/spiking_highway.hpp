@@ -1,4 +1,4 @@
-// The spiking-gate cell's two highways (research/spiking.md §1.3–1.4) as one autograd op:
+// The spiking-gate cell's two highways (spiking paper Eqs. 9, 20) as one autograd op:
 //   h_t = a_t h_{t−1} + b_t   (complex; h_{t−1} = 0 where step t starts an episode, h_{−1} = h0)
 //   a_t = c_t s^in_t + (1 − s^in_t),   b_t = (W_x x_t) s^in_t
 //   ŷ_t = s^out_t h_t + (1 − s^out_t) W_x x_t

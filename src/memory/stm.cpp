@@ -200,7 +200,7 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
     }
     const auto& a = item_in_steps[t];  // [B, d]
 
-    // M^i write (stm.md §3.2): gates from the old M^i (per row) plus the x-term broadcast over rows.
+    // M^i write (SAM paper Eq. 10): gates from the old M^i (per row) plus the x-term broadcast over rows.
     torch::Tensor new_item;
     if (o.gated) {
       const auto pre = nn::linear(nn::tanh(item).reshape({batch * d, d}), gate_mem_weight).view({batch, d, 2 * d});

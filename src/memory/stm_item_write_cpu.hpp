@@ -1,4 +1,4 @@
-// STM's gated item-memory write for one step on the CPU, in float32 (stm.md §3.2, the code's gates: D2, D3), as one
+// STM's gated item-memory write for one step on the CPU, in float32 (SAM paper Eq. 10 in stm_basic.py's form), as one
 // autograd node: M^i_t = σ(P_I + g_I) ⊙ tanh(a aᵀ) + σ(P_F + g_F) ⊙ M^i_{t−1}, where P = tanh(M^i_{t−1})·Wg_memᵀ is
 // the gates' memory term per row of M^i (the caller's GEMM) and g the x-term broadcast over rows.
 //

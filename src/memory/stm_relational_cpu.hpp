@@ -1,5 +1,5 @@
 // STM's relational write for one step on the CPU, in float32: the SAM's outer-product attention, the M^r update and
-// the next step's M^r read (stm.md §3.2) as one autograd node whose passes go over M^r's rows once each way.
+// the next step's M^r read (SAM paper Eqs. 11–12) as one autograd node whose passes go over M^r's rows once each way.
 //
 // Why: at the paper's size (d = 96, nq = nkv = 8) M^r holds 73,728 floats per sample, and per step torch ops made
 // about seventeen passes over tensors that size, most of them memory-bound: the attention as a batched GEMM with

@@ -122,7 +122,7 @@ KfScanOutput hillis_steele_scan(const KfScanInputs& in) {
   const torch::Tensor& r = in.r;
   const torch::Tensor bu = in.u.defined() ? in.beta * in.u : torch::Tensor();
 
-  // Generic elements (kf.md §1.5) with S = q + r, κ = q / S, 1 − κ = r / S.
+  // Generic elements (docs/models/scans.md) with S = q + r, κ = q / S, 1 − κ = r / S.
   const torch::Tensor inv_s = (q + r).reciprocal();
   const torch::Tensor keep = r * inv_s;
   const torch::Tensor kappa = q * inv_s;

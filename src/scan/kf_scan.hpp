@@ -1,9 +1,9 @@
-// The Kalman-filter layer's parallel scan (kf.md §1.2, §1.5, §1.6), per channel (diagonal model, C = I):
+// The Kalman-filter layer's parallel scan, per channel (diagonal model, C = I; KF paper Eq. 4–6, input indexed u_t):
 //   predict  x⁻_t = a ⊙ x⁺_{t-1} + β ⊙ u_t,      P⁻_t = a² ⊙ P⁺_{t-1} + q_t
 //   update   k_t = P⁻_t ⊘ (P⁻_t + r_t),  x⁺_t = x⁻_t + k_t ⊙ (w_t − x⁻_t),  P⁺_t = (1 − k_t) ⊙ P⁻_t
 // starting from the belief N(init_mean, init_var) before step 0. Where starts[t, b] is true the belief before step t
-// is the reset belief N(reset_mean, reset_var) (kf.md §1.4: N(0, I)). Where pad[t, b] is true step t is skipped
-// entirely (start flag included): x⁺_t, P⁺_t repeat the previous belief (masked operator, kf.md §1.6).
+// is the reset belief N(reset_mean, reset_var) (KF paper Table 1: N(0, I)). Where pad[t, b] is true step t is skipped
+// entirely (start flag included): x⁺_t, P⁺_t repeat the previous belief (masked operator, KF paper §4.3).
 //
 // Scan elements are Särkkä & García-Fernández's 5-tuples e = (A, b, C, η, J); the inclusive prefix e_0 • … • e_t
 // has b = x⁺_t and C = P⁺_t. Step 0 and every reset position get a "first element" (0, x⁺, P⁺, 0, 0) computed from
@@ -29,7 +29,7 @@ struct KfScanInputs {
   torch::Tensor init_var;   ///< [B, N] > 0; undefined: the reset belief
   torch::Tensor starts;     ///< [T, B] bool, true: reset the belief before step t; undefined: no resets
   torch::Tensor pad;        ///< [T, B] bool, true: step t is padding (skipped); undefined: no padding
-  double reset_mean = 0.0;  ///< reset belief N(reset_mean, reset_var) (kf.md §1.4: N(0, I))
+  double reset_mean = 0.0;  ///< reset belief N(reset_mean, reset_var) (KF paper Table 1: N(0, I))
   double reset_var = 1.0;
 };
 
@@ -44,7 +44,7 @@ struct KfElements {
   torch::Tensor A, b, C, eta, J;
 };
 
-/// Särkkä's combine e_i • e_j (e_i earlier), kf.md §1.5: with D = 1 + C_i J_j (≥ 1 for valid elements),
+/// Särkkä's combine e_i • e_j (e_i earlier; docs/models/scans.md): with D = 1 + C_i J_j (≥ 1 for valid elements),
 /// A = A_j A_i / D, b = A_j (b_i + C_i η_j) / D + b_j, C = A_j² C_i / D + C_j, η = A_i (η_j − J_j b_i) / D + η_i,
 /// J = A_i² J_j / D + J_i.
 KfElements kf_combine(const KfElements& earlier, const KfElements& later);
@@ -63,7 +63,7 @@ KfScanOutput kf_scan_reference(const KfScanInputs& in);
 /// h_t = alpha_t ⊙ h_{t-1} + c_t over [T, B, N] (alpha broadcastable to it) from h_{-1} = h0 ([B, N]; undefined:
 /// zeros); where starts[t, b] the carried state is dropped (h_{t-1} taken as 0), where pad[t, b] step t is skipped
 /// (h_t = h_{t-1}). Hillis–Steele over (alpha, c) pairs with (α_i, c_i) • (α_j, c_j) = (α_j α_i, α_j c_i + c_j).
-/// The vSSM variant of the KF layer runs on it (kf.md §1.5 "vSSM operator"), so the KF backend does not depend on
+/// The vSSM variant of the KF layer (KF paper §5.1) runs on it, so the KF backend does not depend on
 /// linear_scan.
 torch::Tensor diag_linear_scan(const torch::Tensor& alpha, const torch::Tensor& c, const torch::Tensor& h0,
                                const torch::Tensor& starts = {}, const torch::Tensor& pad = {});

@@ -1,7 +1,7 @@
-// The first-order linear recurrence every linear memory runs on (models_algos.md §6):
+// The first-order linear recurrence every linear memory runs on (design: docs/models/scans.md):
 //   h_t = a_t ⊙ h_{t-1} + b_t,   t = 0 .. T-1,   h_{-1} = h0,
 // with episode starts: where starts[t, b] is true the carried state is dropped (h_{t-1} is taken as 0, the initial
-// state of every linear memory here), which is the reset-as-gate trick of §6.2 (a_t ← a_t·(1 − s_t)).
+// state of every linear memory here): Lu et al. 2023's resetting operator (KF paper §4.3), as a gate a_t·(1 − s_t).
 // One autograd op: forward and backward are single passes (backward is the reverse scan g_t = ∂h_t + a_{t+1}^* g_{t+1},
 // ∂a_t = h_{t-1}^* g_t, ∂b_t = g_t, ∂h0 = a_0^* g_0; conjugates follow PyTorch's complex-gradient convention).
 #pragma once

@@ -1,4 +1,4 @@
-// CUDA kernels of linear_scan (models_algos.md §6.5). Two strategies, chosen by workload:
+// CUDA kernels of linear_scan (docs/models/scans.md). Two strategies, chosen by workload:
 // - sequential: one thread per (batch, channel) walks time. Consecutive threads own consecutive channels, so every
 //   step is one coalesced load per tensor; O(T·N) work, no log factor, same rounding as the CPU loop. Best when
 //   N = B·C fills the GPU (N ≳ 16k), which covers FFM and SHM training batches.
@@ -153,9 +153,7 @@ __global__ void gate_grad_kernel(Sequence<S, false> seq, const S* h0, const S* h
 
 int blocks_for(int64_t work) { return static_cast<int>((work + kThreads - 1) / kThreads); }
 
-bool use_chunks(const ScanArgs& args) {
-  return args.batch * args.channels < 16384 && args.steps >= 4 * kChunk;
-}
+bool use_chunks(const ScanArgs& args) { return args.batch * args.channels < 16384 && args.steps >= 4 * kChunk; }
 
 template <class S, bool kReverse>
 void run_scan(const Sequence<S, kReverse>& seq, const S* initial, S* out, const at::TensorOptions& options) {
@@ -170,7 +168,8 @@ void run_scan(const Sequence<S, kReverse>& seq, const S* initial, S* out, const 
   auto totals = at::empty({2, chunks, n_all}, options);
   S* totals_a = totals.data_ptr<S>();
   S* totals_x = totals_a + chunks * n_all;
-  chunk_reduce_kernel<S, kReverse><<<blocks_for(chunks * n_all), kThreads, 0, stream>>>(seq, chunks, totals_a, totals_x);
+  chunk_reduce_kernel<S, kReverse>
+      <<<blocks_for(chunks * n_all), kThreads, 0, stream>>>(seq, chunks, totals_a, totals_x);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   chunk_carry_kernel<S><<<blocks_for(n_all), kThreads, 0, stream>>>(n_all, chunks, initial, totals_a, totals_x);
   C10_CUDA_KERNEL_LAUNCH_CHECK();

@@ -1,5 +1,5 @@
-// SHM's memory write and read fused into one op, so that no [T, B, H, H] tensor ever exists (shm.md §1.5,
-// models_algos.md §1.4). Per batch entry b and step t, with rank-1 calibration and update generated on the fly:
+// SHM's memory write and read fused into one op, so that no [T, B, H, H] tensor ever exists (docs/models/scans.md).
+// Per batch entry b and step t, with rank-1 calibration and update generated on the fly:
 //   C_t[i, j] = 1 + tanh(theta_t[i] · vc_t[j])        U_t[i, j] = eta_t · v_t[i] · k_t[j]
 //   M_t = C_t ⊙ M_{t-1} + U_t     (M_{t-1} taken as 0 where starts[t, b]; M_{-1} = m0)
 //   optional clamp: M_t ← clamp(M_t, -state_clamp, state_clamp) (pomdp-baselines; not associative, so sequential)

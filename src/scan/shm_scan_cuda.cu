@@ -1,4 +1,4 @@
-// CUDA kernels of the fused SHM op (shm_scan.hpp; shm.md §1.5 "fused CUDA kernel note"). C_t and U_t are generated
+// CUDA kernels of the fused SHM op (shm_scan.hpp; design in docs/models/scans.md). C_t and U_t are generated
 // from their rank-1 factors in registers, so nothing of size [T, B, H, H] is ever stored.
 // Layout: one block per (batch entry b, tile of kRows memory rows i), one thread per column j. A thread keeps its
 // kRows elements M[i, j] in registers and walks time; loads of vc, k, q (indexed by j) are coalesced, theta, v (by i)
@@ -115,7 +115,8 @@ __global__ void shm_backward_kernel(ShmParams<S> p, const S* checkpoints, const 
       const S vcj = active ? p.vc[row + j] : S(0), kj = active ? p.k[row + j] : S(0);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
-        const S carried = reset ? S(0) : (S(1) + tanh(p.theta[row + i0 + (r < rows ? r : 0)] * vcj)) * states[s * kRows + r];
+        const S carried =
+            reset ? S(0) : (S(1) + tanh(p.theta[row + i0 + (r < rows ? r : 0)] * vcj)) * states[s * kRows + r];
         const S vi = p.v[row + i0 + (r < rows ? r : 0)];
         states[(s + 1) * kRows + r] = active && r < rows ? clamp_to(carried + e * vi * kj, p.bound) : S(0);
       }
@@ -239,10 +240,10 @@ void shm_scan_cuda_forward(const at::Tensor& theta, const at::Tensor& vc, const 
   AT_DISPATCH_FLOATING_TYPES(theta.scalar_type(), "shm_scan_cuda_forward", [&] {
     check_block(shm_forward_kernel<scalar_t>, theta.size(2), "forward");
     const auto params = make_params<scalar_t>(theta, vc, eta, v, k, q, starts, clamp, chunk);
-    shm_forward_kernel<scalar_t><<<grid_for(theta.size(1), theta.size(2)), threads_for(theta.size(2)), 0,
-                                   at::cuda::getCurrentCUDAStream()>>>(
-        params, m0.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), m_last.data_ptr<scalar_t>(),
-        checkpoints.data_ptr<scalar_t>());
+    shm_forward_kernel<scalar_t>
+        <<<grid_for(theta.size(1), theta.size(2)), threads_for(theta.size(2)), 0, at::cuda::getCurrentCUDAStream()>>>(
+            params, m0.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), m_last.data_ptr<scalar_t>(),
+            checkpoints.data_ptr<scalar_t>());
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

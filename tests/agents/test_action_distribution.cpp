@@ -1,7 +1,7 @@
 // DiagGaussian (continuous actions) against closed forms and sampling statistics; ActionSpec mapping to env actions.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
 

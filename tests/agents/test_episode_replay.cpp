@@ -396,7 +396,7 @@ TEST_CASE("byte observations round-trip exactly and reject values a byte cannot 
   EpisodeReplay buffer(o);
   std::vector<float> obs;
   for (int v = 0; v < 8; ++v) obs.push_back(static_cast<float>(v * 255 / 7));  // 0 .. 255, 4 steps of 2
-  add(buffer, {0, 3, true, obs, {1, 2, 3}, {0.5f, 0.25f, 1}});
+  add(buffer, {0, 3, true, obs, {1, 2, 3}, {0.5f, 0.25f, 1}, {}});
   std::mt19937_64 rng(5);
   const ReplayBatch batch = buffer.sample(2, 3, 0, 0.0, rng);
   CHECK(batch.obs.dtype() == torch::kFloat32);

@@ -1,6 +1,5 @@
 // GAE against a hand-computed example, terminated and truncated.
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 #include "agents/gae.hpp"

@@ -84,7 +84,7 @@ TEST_CASE("image encoder: the pixels are read as a CHW image divided by 255", "[
   const auto params = encoder->named_parameters();
   x = torch::relu(torch::conv2d(x, params["convs.0.weight"], params["convs.0.bias"]));
   x = torch::relu(torch::conv2d(x, params["convs.2.weight"], params["convs.2.bias"]));
-  CHECK(x.sizes() == torch::IntArrayRef({6, 16, 3, 3}));  // models_algos.md §4.10: 3×5×5 -> 16×3×3 = 144
+  CHECK(x.sizes() == torch::IntArrayRef({6, 16, 3, 3}));  // 3×5×5 -> 16×3×3 = 144
   const auto expected = torch::linear(x.flatten(1), params["linear.weight"], params["linear.bias"]);
   CHECK(torch::allclose(encoder->forward(obs), expected, 1e-6, 1e-6));
 

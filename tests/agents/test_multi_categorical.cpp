@@ -1,6 +1,7 @@
 // MultiCategorical: log-probs, entropy and KL summed over components, checked against direct formulas.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+
+#include <catch2/catch.hpp>
 
 #include "agents/multi_categorical.hpp"
 

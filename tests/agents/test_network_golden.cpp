@@ -1,4 +1,4 @@
-// The whole actor-critic of each reproduction config against the authors' RLlib model (issue 29 §2, §3):
+// The whole actor-critic of each reproduction config against the authors' RLlib model:
 // tests/data/network_golden/<case>.{pt,json}, recorded by scripts/record_network_golden.py from their code (the README
 // there names each source as repo@commit:path). Each case builds our ActorCritic from the config file, loads every one
 // of the authors' parameters through an explicit name map (each of theirs and each of ours covered exactly once),

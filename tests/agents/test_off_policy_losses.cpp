@@ -1,4 +1,4 @@
-// The off-policy loss terms against values worked out by hand on tiny tensors (models_algos.md §4.4-4.5), the
+// The off-policy loss terms against values worked out by hand on tiny tensors (off_policy_losses.hpp), the
 // squashed Gaussian's log-density against a numerical density, and the target-network updates.
 #include <torch/torch.h>
 

@@ -1,5 +1,5 @@
-// Scripted BipedalWalker controllers for the tests (box2d.md §2.7, §4): Gymnasium's heuristic
-// (BipedalWalkerHeuristics.step_heuristic, the demo's episode loop), and a stance controller that keeps the walker
+// Scripted BipedalWalker controllers for the tests: Gymnasium's heuristic (bipedal_walker.py
+// BipedalWalkerHeuristics.step_heuristic, the demo's episode loop), and a stance controller that keeps the walker
 // standing on the start pad, for the time-limit tests.
 #pragma once
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Gymnasium's LunarLander heuristic (lunar_lander.py heuristic(), box2d.md §1.6), the reference controller of the
+// Gymnasium's LunarLander heuristic (lunar_lander.py heuristic()), the reference controller of the
 // statistical tests: it steers towards the pad while hovering lower as it closes in, and only damps the descent once
 // a leg touches.
 #pragma once

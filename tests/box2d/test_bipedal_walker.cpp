@@ -1,8 +1,8 @@
-// BipedalWalker-v3 / BipedalWalkerHardcore-v3 on Box2D 2.4.1 (box2d.md §2, §4). Gymnasium runs on pybox2d's Box2D
-// 2.3, whose joint and contact solvers differ, so trajectories cannot be compared bit for bit (§3.3, §4): these are
-// §4's self-contained checks. Exact: constants, masses, the terrain generator for chosen draws, the flat-pad lidar
-// identity, the reward and termination rules. About 1e-3: the reset observation. Statistical: §4's bands for the
-// heuristic (§2.7) and uniformly random policies over 200 fixed seeds.
+// BipedalWalker-v3 / BipedalWalkerHardcore-v3 on Box2D 2.4.1 (Gymnasium's bipedal_walker.py). Gymnasium runs on
+// pybox2d's Box2D 2.3, whose joint and contact solvers differ, so trajectories cannot be compared bit for bit: these
+// are self-contained checks (docs/envs/box2d.md). Exact: constants, masses, the terrain generator for chosen draws,
+// the flat-pad lidar identity, the reward and termination rules. About 1e-3: the reset observation. Statistical: the
+// bands of docs/envs/box2d.md for Gymnasium's heuristic and uniformly random policies over 200 fixed seeds.
 #include <box2d/box2d.h>
 
 #include <catch2/catch.hpp>
@@ -65,7 +65,8 @@ WalkerEpisode play(BipedalWalker& env, uint64_t seed, Policy&& policy) {
   }
 }
 
-/// Gymnasium's demo loop (§2.7): a zero action on the first step, the heuristic from the second on.
+/// Gymnasium's demo loop (bipedal_walker.py __main__): a zero action on the first step, the heuristic from the
+/// second on.
 WalkerEpisode play_heuristic(BipedalWalker& env, uint64_t seed) {
   rlm::envs::test::BipedalWalkerHeuristic heuristic;
   bool first = true;
@@ -112,8 +113,8 @@ struct Summary {
   double sd() const { return std::sqrt(std::max(0.0, sq / n - mean() * mean())); }
 };
 
-/// Every terminal step obeys §2.6: a fall replaces the reward with −100 and is no success; the finish line adds no
-/// bonus and is the only success; the time limit alone leaves the reward alone.
+/// Every terminal step obeys Gymnasium's rules: a fall replaces the reward with −100 and is no success; the finish
+/// line adds no bonus and is the only success; the time limit alone leaves the reward alone.
 void check_terminal_step(const WalkerEpisode& ep, int64_t limit) {
   INFO("length " << ep.length << " last reward " << ep.last_reward << " end " << static_cast<int>(ep.end));
   REQUIRE(ep.length <= limit);
@@ -165,11 +166,11 @@ TEST_CASE("bipedal walker: masses and joints as Gymnasium builds them", "[box2d]
   BipedalWalker env("box2d/BipedalWalker", {});
   std::vector<float> obs(24);
   env.reset(0, obs);
-  // §4 (a): hull 5·area(HULL_POLY/30); legs 1·(8/30)(34/30) and 1·(0.8·8/30)(34/30): the boxes take half-extents.
+  // Hull 5·area(HULL_POLY/30); legs 1·(8/30)(34/30) and 1·(0.8·8/30)(34/30): the boxes take half-extents.
   CHECK(env.hull()->GetMass() == Approx(5.4222).margin(1e-4));
   for (int k : {0, 2}) CHECK(env.leg(k)->GetMass() == Approx(0.30222).margin(1e-4));
   for (int k : {1, 3}) CHECK(env.leg(k)->GetMass() == Approx(0.24178).margin(1e-4));
-  // §3.2 pitfall 1: the hips carry referenceAngle = B.angle − A.angle = ±0.05, the knees 0.
+  // As pybox2d sets them (Box2D_joints.i): the hips carry referenceAngle = B.angle − A.angle = ±0.05, the knees 0.
   CHECK(env.joint(0)->GetReferenceAngle() == Approx(-0.05).margin(1e-7));
   CHECK(env.joint(2)->GetReferenceAngle() == Approx(0.05).margin(1e-7));
   CHECK(env.joint(1)->GetReferenceAngle() == 0.0f);
@@ -210,8 +211,8 @@ TEST_CASE("bipedal walker: masses and joints as Gymnasium builds them", "[box2d]
 }
 
 TEST_CASE("bipedal walker: the reset observation on the start pad", "[box2d][bipedal_walker]") {
-  // §2.5 [M]: after the reset step the walker stands on the flat pad, nearly the same for every seed (the push is
-  // at most ±5 N for one step). Tolerances: §4's "about 1e-3" for the reset observation.
+  // Measured before the port (docs/envs/box2d.md): after the reset step the walker stands on the flat pad, nearly
+  // the same for every seed (the push is at most ±5 N for one step). Tolerance about 1e-3 (one step's solver gap).
   const std::array<double, 24> expected{0.0027, 0,      0,      -0.016, 0.092,  0,      0.860,  0,
                                         1,      0.033,  0,      0.854,  0,      1,      0.4408, 0.4458,
                                         0.4614, 0.4895, 0.5341, 0.6025, 0.7091, 0.8859, 1,      1};
@@ -238,8 +239,8 @@ TEST_CASE("bipedal walker: the reset observation on the start pad", "[box2d][bip
 }
 
 TEST_CASE("bipedal walker: lidar on the flat pad measures the hull height", "[box2d][bipedal_walker]") {
-  // §2.5: the rays are world-fixed at angle 0.15·i from straight down, so on flat ground at height TH every ray
-  // that hits has lidar_i·cos(0.15·i) = (hull y − TH) / LIDAR_RANGE. Ray 0 passes through both legs: the walker's
+  // Gymnasium's lidar rays are world-fixed at angle 0.15·i from straight down, so on flat ground at height TH every
+  // ray that hits has lidar_i·cos(0.15·i) = (hull y − TH) / LIDAR_RANGE. Ray 0 passes through both legs: the walker's
   // own fixtures are ignored. Rays 8 and 9 are too shallow to reach the pad within 5.33 m (in hardcore they may hit
   // a stump standing at i = 20).
   for (bool hardcore : {false, true}) {
@@ -328,8 +329,8 @@ TEST_CASE("bipedal walker: invalid actions and misuse throw", "[box2d][bipedal_w
 
 TEST_CASE("bipedal walker: a zero action collapses the walker and the fall ends the episode",
           "[box2d][bipedal_walker]") {
-  // §2.6 [M] and §4 (g): with zero torque the walker folds up and the hull touches down after 100 to 140 steps
-  // (112–123 measured over 200 seeds), for a return near −92; the fall replaces the step's reward with −100.
+  // With zero torque the walker folds up and the hull touches down after 100 to 140 steps (112–123 over 200 seeds
+  // before the port, docs/envs/box2d.md), return near −92; the fall replaces the step's reward with −100.
   BipedalWalker env("box2d/BipedalWalker", {});
   double total = 0;
   const int episodes = 20;
@@ -386,7 +387,7 @@ TEST_CASE("bipedal walker: Box2D 2.3's limit rule lets the knees pass their limi
 }
 
 TEST_CASE("bipedal walker: the env truncates at 1600 and 2000 steps", "[box2d][bipedal_walker]") {
-  // §4 (d): a walker that stands still on the start pad runs into the time limit, which truncates without
+  // A walker that stands still on the start pad runs into the time limit, which truncates without
   // terminating; a further step is misuse. It stands only under Box2D 2.4.1's own joint limits: under 2.3's (the
   // default, as in Gymnasium) the stance controller falls after 100-170 steps.
   for (bool hardcore : {false, true}) {
@@ -436,7 +437,7 @@ TEST_CASE("bipedal walker: a fall on the last allowed step is terminated and tru
 }
 
 TEST_CASE("bipedal walker: the start pad is flat and obstacles come only in hardcore", "[box2d][bipedal_walker]") {
-  // §2.2 and §4 (e): y_i = TH exactly for i ≤ 20 (no draw before i = 21, and sign(0) = 0); normal terrain has no
+  // Gymnasium's generator: y_i = TH exactly for i ≤ 20 (no draw before i = 21, and sign(0) = 0); normal terrain has no
   // obstacle polygon; hardcore has obstacles for every seed (Gymnasium's test: seeds 0–4); stairs are 4 steps wide
   // (integers(4, 5)) and 1 step tall, 3 or 4 of them; stumps are squares of 1 or 2 steps; pit walls come in pairs
   // 3 or 4 steps apart.
@@ -489,7 +490,7 @@ TEST_CASE("bipedal walker: the start pad is flat and obstacles come only in hard
     }
     if (hardcore) {
       // 29.03 ± 1.59 per terrain, from a literal transcription of Gymnasium's loop run on 20000 terrains; the band
-      // is ±4.4 standard errors at n = 200. (§2.2 quotes ≈29.5.)
+      // is ±4.4 standard errors at n = 200. (The pre-port measurement gave ≈29.5.)
       CHECK(obstacles / 200 == Approx(29.03).margin(0.5));
     }
   }
@@ -590,7 +591,7 @@ TEST_CASE("bipedal walker: injected draws give the terrain the generator prescri
 }
 
 TEST_CASE("bipedal walker: rollouts are a function of the seed", "[box2d][bipedal_walker]") {
-  // §4 (f): the world is rebuilt every reset, so the same seed and actions give the same rollout bit for bit, in a
+  // The world is rebuilt every reset, so the same seed and actions give the same rollout bit for bit, in a
   // fresh env or one that has played other episodes; different seeds give different terrain.
   for (bool hardcore : {false, true}) {
     INFO("hardcore " << hardcore);
@@ -627,7 +628,7 @@ TEST_CASE("bipedal walker: rollouts are a function of the seed", "[box2d][bipeda
 }
 
 TEST_CASE("bipedal walker: the Box2D 2.3 wake emulation wakes a resting walker", "[box2d][bipedal_walker]") {
-  // §3.3: with a constant action the walker comes to rest and its island falls asleep. Box2D 2.4.1's motor setters
+  // With a constant action the walker comes to rest and its island falls asleep. Box2D 2.4.1's motor setters
   // then never wake it (the values do not change), so without the emulation it sleeps for good; pybox2d's 2.3
   // setters wake it every step, and the emulation does the same: a sleeping walker is awake again after the next
   // step (it needs another 0.5 s at rest to fall asleep).
@@ -663,8 +664,9 @@ TEST_CASE("bipedal walker: the Box2D 2.3 wake emulation wakes a resting walker",
 }
 
 TEST_CASE("bipedal walker: heuristic returns match Gymnasium", "[box2d][bipedal_walker][statistical][slow]") {
-  // §4: n = 200 fixed seeds per cell. Gymnasium on pybox2d: normal 102.65 ± 125.08 (bimodal: it falls or walks
-  // far), hardcore −59.22 ± 25.21; the 2.4.1 prototype 113.09 and −62.96. A wrong hip referenceAngle gives ≈ 280.
+  // n = 200 fixed seeds per cell. Gymnasium on pybox2d (as envpool's tests record it, docs/envs/box2d.md): normal
+  // 102.65 ± 125.08 (bimodal: it falls or walks far), hardcore −59.22 ± 25.21; the pre-port 2.4.1 prototype 113.09
+  // and −62.96. A wrong hip referenceAngle gives ≈ 280.
   for (bool hardcore : {false, true}) {
     BipedalWalker env("box2d/BipedalWalker", {.hardcore = hardcore});
     Summary summary;
@@ -689,8 +691,10 @@ TEST_CASE("bipedal walker: heuristic returns match Gymnasium", "[box2d][bipedal_
   }
 }
 
-TEST_CASE("bipedal walker: random-policy returns match the prototype", "[box2d][bipedal_walker][statistical][slow]") {
-  // §4: U[−1, 1]⁴ actions; the 2.4.1 prototype gave −100.1 ± 15.0 (normal) and −109.9 ± 14.8 (hardcore).
+TEST_CASE("bipedal walker: random-policy returns match the pre-port measurement",
+          "[box2d][bipedal_walker][statistical][slow]") {
+  // U[−1, 1]⁴ actions; the pre-port 2.4.1 prototype (docs/envs/box2d.md) gave −100.1 ± 15.0 (normal) and
+  // −109.9 ± 14.8 (hardcore).
   for (bool hardcore : {false, true}) {
     BipedalWalker env("box2d/BipedalWalker", {.hardcore = hardcore});
     Summary summary;

@@ -1,19 +1,19 @@
-// Our Box2D 2.4.1 ports against Gymnasium's own envs (pybox2d, Box2D 2.3), statistically (box2d.md §3.3, §4).
+// Our Box2D 2.4.1 ports against Gymnasium's own envs (pybox2d, Box2D 2.3), statistically (docs/envs/box2d.md).
 // tests/data/box2d/gymnasium_reference.json is what scripts/record_gymnasium_box2d.py recorded from gymnasium[box2d]:
-// for every cell of §4's table (env × policy) the return, length and terminal-cause statistics over n = 1000 env
+// for every cell of the band table (env × policy) the return, length and terminal-cause statistics over n = 1000 env
 // seeds, and per env configuration the reset observation's per-element mean, sd, range and 5%/95% quantiles. Each
 // cell is played again by our env with the same controller (the heuristics of tests/box2d/*_policies.hpp, written
-// from the same §1.6 / §2.7; the recording checked that its copy acts as Gymnasium's own heuristic functions do)
+// from Gymnasium's; the recording checked that its copy acts as Gymnasium's own heuristic functions do)
 // over n = 200 seeds of our own Rng, and the two samples are compared.
 //
 // Tolerances. Two independent samples of the same distribution differ in mean by a normal variable of standard error
 // SE = sqrt(sd_ours² / n_ours + sd_ref² / n_ref); each check allows 4 SE (a false alarm about once in 16,000 checks)
-// plus an engine allowance for what §3.3 says cannot agree. Free flight agrees (to about 1e-4 over 60 lander steps
+// plus an engine allowance where the engines differ. Free flight agrees (to about 1e-4 over 60 lander steps
 // with the same injected draws); the engines part at contacts, where 2.4's edge-polygon collision and its revolute
 // limits (the lander's spring-loaded legs, the walker's knees) differ from 2.3's. So:
 //   - Contact-dominated quantities get an allowance of a quarter of the reference's sd (for a rate, a quarter of
-//     sqrt(p(1 − p))). The figure is §4's: the walker heuristic's mean moves between engines by +10 (Gymnasium on 2.3
-//     to our 2.4.1 prototype) and −32 (to envpool's 2.4.2 port), the latter about 0.25 of its sd of 126. That is
+//     sqrt(p(1 − p))). The figure: the walker heuristic's mean moves between engines by +10 (Gymnasium on 2.3 to
+//     our pre-port 2.4.1 prototype) and −32 (to envpool's 2.4.2 port), the latter about 0.25 of its sd of 126. That is
 //     every walker quantity; for the lander, the episode length of every cell (the time from touchdown to rest) and
 //     everything of the random-action cells (hard landings, tipping, crashes).
 //     Measured against this recording with our env on seeds 0..999, these lander quantities do move: the
@@ -21,17 +21,17 @@
 //     202, while the first contact comes at step 146.1 against 146.6, and the returns agree: 282.5 against 282.8),
 //     the discrete one 14 (272 against 258), and the random-action returns are lower with a heavier tail (discrete
 //     −202 against −178, 0.24 sd; continuous −221 against −210), because a random lander stays on its legs longer
-//     after touching down (5.0 against 3.2 steps before the hull hits) and tips further. The spec's independent
+//     after touching down (5.0 against 3.2 steps before the hull hits) and tips further. The independent pre-port
 //     2.4.1 prototype measured the same (lengths 216 and 263, random −229.0 and −201.6).
-//   - No allowance for the lander's flight and landing: the heuristics' returns and terminal causes (§4: the 2.4.1
-//     prototype lies within one standard error of Gymnasium's heuristic returns) and, in every lander cell, the step
-//     of the first leg contact, the end of the free flight.
+//   - No allowance for the lander's flight and landing: the heuristics' returns and terminal causes (the pre-port
+//     2.4.1 prototype lies within one standard error of Gymnasium's heuristic returns) and, in every lander cell,
+//     the step of the first leg contact, the end of the free flight.
 //   - The allowances still catch the gross errors these tests are for: the referenceAngle bug moves the normal
-//     walker's heuristic from about 110 to 280 (§3.2), 1.4 sd; feeding the walker heuristic hip angles off by 0.05
+//     walker's heuristic from about 110 to 280, 1.4 sd; feeding the walker heuristic hip angles off by 0.05
 //     fails its return and rates, and gravity −10.5 instead of −10 fails the lander's first-contact step.
 //   - Rates (success and every terminal cause) are compared as proportions, with the pooled binomial SE, so that a
 //     rate of 0 or 1 on one side does not make the check impossible.
-//   - Reset observations, per element, each with an engine allowance of 2e-3 (§4: the reset observation agrees to
+//   - Reset observations, per element, each with an engine allowance of 2e-3 (the reset observation agrees to
 //     about 1e-3: one physics step, in which the legs snap onto their joint limits, solved by different
 //     revolute-joint solvers): the mean as above; the sd within 4 standard errors of the difference of two sample
 //     sds, sd·sqrt((κ − 1)/4 · (1/n + 1/m)) with κ our sample's kurtosis (1.8 for the uniform pushes, 3 for a
@@ -40,9 +40,9 @@
 //     reach past the reference's 5% and 95% quantiles (200 draws all miss the outer 5% on one side with a
 //     probability of 0.95^200 = 3.5e-5, whatever the distribution's shape).
 //   - The LunarLander heuristics' return distributions are also compared whole with a two-sample Kolmogorov–Smirnov
-//     test at α = 0.001 (the test §4 asks for once Gymnasium returns are at hand): D ≤ 1.95·sqrt((n + m) / (n m)).
+//     test at α = 0.001 (planned for once Gymnasium returns were at hand): D ≤ 1.95·sqrt((n + m) / (n m)).
 //     Where an engine allowance applies (the walker, the random lander) D is printed, not tested: the engine shift
-//     moves the distribution, and the mean and rate checks with their allowance are what §4 can promise.
+//     moves the distribution, and the mean and rate checks with their allowance are all that can be promised.
 // Every figure is printed (ours beside the reference's) whether or not its check passes.
 #include <algorithm>
 #include <array>
@@ -73,11 +73,11 @@ using rlm::envs::box2d::WalkerEnd;
 namespace {
 
 constexpr int kEpisodes = 200;
-constexpr uint64_t kSeedBase = 2000;           // env seeds 2000..2199 (the §4 band tests use others)
+constexpr uint64_t kSeedBase = 2000;           // env seeds 2000..2199 (the band tests use others)
 constexpr uint64_t kPolicySeedBase = 3000000;  // random policies: Rng(kPolicySeedBase + seed), a stream of their own
 constexpr double kZ = 4.0;                     // standard errors allowed in every comparison
 constexpr double kEngineSd = 0.25;             // the engine allowance of contact-dominated quantities, in sds
-constexpr double kResetEngine = 2e-3;          // reset observation: §4's "about 1e-3", twice
+constexpr double kResetEngine = 2e-3;          // reset observation: "about 1e-3", twice
 constexpr double kKsCoefficient = 1.95;        // c(α) of the two-sample KS test at α = 0.001
 
 const json& reference() {
@@ -271,7 +271,7 @@ Sample play_walker(bool hardcore, bool heuristic) {
       std::array<float, 4> a{};
       if (!heuristic) {
         for (float& v : a) v = static_cast<float>(rng.uniform(-1.0, 1.0));
-      } else if (!first) {  // Gymnasium's demo loop: zero action on the first step (§2.7)
+      } else if (!first) {  // Gymnasium's demo loop: zero action on the first step
         a = controller.act(obs);
       }
       const auto r = env.step(a, obs);
@@ -370,7 +370,8 @@ TEST_CASE("gymnasium reference: the recording is the one these checks expect", "
       CHECK(c.at("heuristic_check").at("max_abs_action_diff").get<double>() < 1e-5);
     }
   }
-  // §4's reference figures [E], seen again in the recording: the continuous lander heuristic lands almost always.
+  // As envpool's figure for Gymnasium implies (283.87 ± 18.88, docs/envs/box2d.md) and the recording shows: the
+  // continuous lander heuristic lands almost always.
   CHECK(ref.at("cells").at("lunar_lander_continuous_heuristic").at("success_rate").get<double>() > 0.95);
 }
 

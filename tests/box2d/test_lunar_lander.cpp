@@ -1,7 +1,8 @@
-// LunarLander-v3 / LunarLanderContinuous-v3 on Box2D 2.4.1 (box2d.md §1, §4). Pybox2d wraps Box2D 2.3, so no
-// Gymnasium trajectory can be replayed bit for bit (§3.3); these tests check what is exact (constants, masses,
+// LunarLander-v3 / LunarLanderContinuous-v3 on Box2D 2.4.1 (Gymnasium's lunar_lander.py). Pybox2d wraps Box2D 2.3,
+// so no Gymnasium trajectory can be replayed bit for bit; these tests check what is exact (constants, masses,
 // terrain for injected draws, observation, reward and termination rules, the engine geometry, determinism) and
-// compare the rest statistically with §4's bands (n = 200 fixed seeds, heuristic and random policies).
+// compare the rest statistically with the bands of docs/envs/box2d.md (n = 200 fixed seeds, heuristic and random
+// policies).
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
@@ -44,7 +45,7 @@ rlm::envs::StepResult step_continuous(LunarLander& env, float a0, float a1, Obs&
   return env.step(action, obs);
 }
 
-/// §1.5's shaping, recomputed from the float32 observation.
+/// Gymnasium's shaping, recomputed from the float32 observation.
 double shaping(const Obs& s) {
   return -100 * std::sqrt(double(s[0]) * s[0] + double(s[1]) * s[1]) -
          100 * std::sqrt(double(s[2]) * s[2] + double(s[3]) * s[3]) - 100 * std::abs(double(s[4])) + 10.0 * s[6] +
@@ -65,7 +66,7 @@ struct Summary {
   int episodes = 0;
 };
 
-/// §4's episode loop over seeds 0..n−1: reset(seed), then the policy until terminated or truncated.
+/// The band tests' episode loop over seeds 0..n−1: reset(seed), then the policy until terminated or truncated.
 /// `policy(obs, rng)` writes the action; `rng` is the policy's own stream (random policies), seeded once.
 template <class Policy>
 Summary play(LunarLander& env, int n, Policy policy) {
@@ -184,7 +185,7 @@ TEST_CASE("lunar lander: masses of the lander and its legs", "[box2d][lunar_land
   }
 }
 
-TEST_CASE("lunar lander: fixtures and leg joints as section 1.2 builds them", "[box2d][lunar_lander]") {
+TEST_CASE("lunar lander: fixtures and leg joints as Gymnasium builds them", "[box2d][lunar_lander]") {
   LunarLander env("LunarLander-v3", discrete_config());
   Obs obs(8);
   env.reset(2, obs);
@@ -208,7 +209,7 @@ TEST_CASE("lunar lander: fixtures and leg joints as section 1.2 builds them", "[
     INFO("leg " << k);
     const double i = k == 0 ? -1.0 : 1.0;
     const auto j = env.leg_joint(k);
-    // pybox2d's referenceAngle = bodyB.angle − bodyA.angle = i·0.05 (§3.2 #1; the C++ default would be 0).
+    // pybox2d's referenceAngle = bodyB.angle − bodyA.angle = i·0.05 (Box2D_joints.i; the C++ default would be 0).
     CHECK(j.reference_angle == static_cast<float>(i * 0.05));
     CHECK(j.lower_angle == (k == 0 ? 0.4f : -0.9f));
     CHECK(j.upper_angle == (k == 0 ? 0.9f : -0.4f));
@@ -248,7 +249,8 @@ TEST_CASE("lunar lander: reset observations lie in the measured ranges", "[box2d
       REQUIRE(env.elapsed_steps() == 0);
     }
     INFO("continuous " << continuous);
-    // §1.4 [M]: s0 ±0.008; s1 [1.398, 1.422]; s2 ±0.81; s3 [−0.56, 0.51]; s4 ±0.009; s5 ±0.18; no contact.
+    // Pre-port ranges (docs/envs/box2d.md): s0 ±0.008; s1 [1.398, 1.422]; s2 ±0.81; s3 [−0.56, 0.51]; s4 ±0.009;
+    // s5 ±0.18; no contact.
     CHECK(lo[0] >= -0.009f);
     CHECK(hi[0] <= 0.009f);
     CHECK(lo[1] >= 1.395f);
@@ -314,7 +316,7 @@ TEST_CASE("lunar lander: action sign table and engine thresholds", "[box2d][luna
   LunarLander env("LunarLander-v3", discrete_config());
   LunarLander cont("LunarLanderContinuous-v3", continuous_config());
   Obs obs0(8), obs(8), ref(8);
-  // §1.3 [M]: mean (Δvx, Δvy, Δω) of one step from the reset state, per discrete action.
+  // Mean (Δvx, Δvy, Δω) of one step from the reset state, per discrete action, measured before the port.
   const Delta table[4] = {{0.0, -0.192, 0.0}, {-0.049, -0.192, 0.098}, {0.0, 0.159, 0.0}, {0.050, -0.192, -0.100}};
   const int n = 200;
   for (int a = 0; a < 4; ++a) {
@@ -397,7 +399,7 @@ TEST_CASE("lunar lander: action sign table and engine thresholds", "[box2d][luna
     CHECK(effect(seed, 0.0f, 0.75f).vx / full_right.vx == Approx(0.75).margin(0.005));
     CHECK(effect(seed, 0.75f, 0.0f).vy / full_main.vy == Approx(0.875).margin(0.005));
   }
-  // §1.3 [M]: a0 = 0.01 gives a mean Δvy of −0.017 (the spread of the main engine's lever leaves ±0.007 at n = 50).
+  // Pre-port: a0 = 0.01 gives a mean Δvy of −0.017 (the spread of the main engine's lever leaves ±0.007 at n = 50).
   CHECK(small_main_vy == Approx(-0.017).margin(0.015));
 }
 
@@ -822,7 +824,7 @@ TEST_CASE("lunar lander: the heuristic lands a single episode with return above 
   }
 }
 
-TEST_CASE("lunar lander: heuristic and random returns lie in the section 4 bands",
+TEST_CASE("lunar lander: heuristic and random returns lie in the bands of docs/envs/box2d.md",
           "[box2d][lunar_lander][stats][slow]") {
   const int n = 200;
   const auto started = std::chrono::steady_clock::now();

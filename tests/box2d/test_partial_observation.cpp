@@ -1,7 +1,7 @@
-// The POMDP variants of the Box2D tasks (box2d.md §5, §6): the -P/-V masks, the KF paper's observation noise and the
-// optional action noise, all built by the registry (make_env) as a trainer gets them. Every comparison replays one
-// recorded action sequence on several envs with one seed, so any difference comes from the wrapper alone. The
-// expected index lists are written out here from the spec, not read from observation_masks.hpp.
+// The POMDP variants of the Box2D tasks (docs/envs/box2d.md): the -P/-V masks, the KF paper's observation noise and
+// the optional action noise, all built by the registry (make_env) as a trainer gets them. Every comparison replays
+// one recorded action sequence on several envs with one seed, so any difference comes from the wrapper alone. The
+// expected index lists are written out here from the docs page, not read from observation_masks.hpp.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -58,7 +58,7 @@ EnvOptions action_noise(double sigma) {
   return o;
 }
 
-/// The kept indices box2d.md §5.1 lists (written out here on purpose; the wrapper's table is what is under test).
+/// The kept indices docs/envs/box2d.md lists (written out here on purpose; the wrapper's table is what is under test).
 std::vector<int> expected_kept(const std::string& base, char variant, bool lidar_in_p = true,
                                bool contacts_in_v = false) {
   if (!is_walker(base)) {
@@ -67,16 +67,15 @@ std::vector<int> expected_kept(const std::string& base, char variant, bool lidar
     return {0, 1, 2, 3, 4, 5, 6, 7};
   }
   if (variant == 'P') {
-    // Hull angle 0, joint angles 4, 6, 9, 11, contacts 8, 13, lidar 14..23. §5.1's table gives "dim 19", but the
-    // indices it lists count 1 + 4 + 2 + 10 = 17 (of 24 = 17 positions + 7 velocities): the listed indices are what
-    // is implemented and tested, the table's 19 is a typo.
+    // Hull angle 0, joint angles 4, 6, 9, 11, contacts 8, 13, lidar 14..23: 1 + 4 + 2 + 10 = 17 (of 24 = 17
+    // positions + 7 velocities).
     std::vector<int> p = {0, 4, 6, 8, 9, 11, 13};
     if (lidar_in_p)
       for (int i = 14; i < 24; ++i) p.push_back(i);
     return p;
   }
   if (variant == 'V') {
-    if (contacts_in_v) return {1, 2, 3, 5, 7, 8, 10, 12, 13};  // §5.1: "gives V dim 9"
+    if (contacts_in_v) return {1, 2, 3, 5, 7, 8, 10, 12, 13};  // V dim 9
     return {1, 2, 3, 5, 7, 10, 12};                            // hull ω, vx, vy, joint speeds
   }
   std::vector<int> f;
@@ -310,7 +309,7 @@ TEST_CASE("box2d pomdp: P and V ids keep exactly the documented indices of the f
       }
     }
   }
-  // The dims (the walker's P is 17, not the 19 of §5.1's table: see expected_kept).
+  // The dims (the walker's P is 17: see expected_kept).
   CHECK(make("box2d/LunarLander-P")->observation_space().raw_size() == 5);
   CHECK(make("box2d/LunarLanderContinuous-V")->observation_space().raw_size() == 5);
   CHECK(make("box2d/BipedalWalker-P")->observation_space().raw_size() == 17);
@@ -642,7 +641,7 @@ TEST_CASE("box2d pomdp: action noise is N of 0 and sigma per component and is no
   const double n = static_cast<double>(d[0].size());
   bool beyond_bounds = false;
   for (const auto& a : rec->actions) beyond_bounds = beyond_bounds || std::abs(a[0]) > 1.0f || std::abs(a[1]) > 1.0f;
-  CHECK(beyond_bounds);  // the env clips, not the wrapper (KF App. H: noise before clipping)
+  CHECK(beyond_bounds);  // the env clips, not the wrapper (our choice: KF paper App. H does not say)
   for (size_t k = 0; k < 2; ++k) {
     INFO("component " << k << " mean " << mean(d[k]) << " std " << stddev(d[k]));
     CHECK(std::abs(mean(d[k])) < 5 * sigma / std::sqrt(n));

@@ -1,4 +1,4 @@
-// The Box2D tasks' env.options in the experiment config (box2d.md §6): which ids read which option, the gravity
+// The Box2D tasks' env.options in the experiment config: which ids read which option, the gravity
 // range Gymnasium asserts, and the gym spelling of the ids. The envs themselves are tested in tests/box2d (this
 // binary does not link rlm_envs; env_options_read_by is header-only).
 #include <unistd.h>

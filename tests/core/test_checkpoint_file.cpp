@@ -1,8 +1,8 @@
 // The checkpoint container must turn every damaged file into a one-line CheckpointError, never a crash or garbage.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>

@@ -1,4 +1,4 @@
-// Autoencode oracle tests (popgym tests/test_autoencode.py plus envs.md A.3, E, G.1): spaces and lengths per level,
+// Autoencode oracle tests (popgym@410d5aa tests/test_autoencode.py plus the env code): spaces and lengths per level,
 // the watch/play timeline, a perfect recital returns exactly 1 and an all-wrong one -1, invalid actions name the env.
 #include <catch2/catch.hpp>
 #include <vector>

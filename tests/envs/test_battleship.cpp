@@ -1,4 +1,4 @@
-// Battleship tests (popgym tests/test_battleship.py plus envs.md A.6, B.4, E, G.6): spaces and lengths per level,
+// Battleship tests (popgym@410d5aa tests/test_battleship.py plus the env code): spaces and lengths per level,
 // 12 ship cells, hit/miss/repeat rewards, the return range [-B*B/(B*B-12), 1] reached by scripted policies, the last
 // step that both terminates and truncates, get_state, invalid actions.
 #include <catch2/catch.hpp>
@@ -53,7 +53,7 @@ TEST_CASE("Battleship spaces and episode length per difficulty", "[battleship]")
     REQUIRE(env->state_space() != nullptr);
     CHECK(*env->state_space() ==
           Space::tuple({Space::multi_discrete(grid), Space::multi_discrete(grid), Space::discrete(2)}));
-    // The paper pipeline's flat obs: 2 + 2B (previous action) + 2 (is_t0), envs.md A.0.
+    // The POPGym paper pipeline's flat obs: 2 + 2B (previous action) + 2 (is_t0).
     CHECK(make_env(id, {.previous_action = true, .antialias = true, .flatten = true})->observation_space().raw_size() ==
           4 + 2 * b);
     // A random shooter almost never sinks all 12 cells early, so it runs to truncation at B*B.

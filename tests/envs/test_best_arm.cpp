@@ -1,6 +1,6 @@
-// Best-Arm identification (KF paper): the paper's code is not public, so the env is checked against returns computed
-// in closed form (kf.md §5.1): a uniformly random policy, and the rule "request n samples, then declare the sign of
-// their mean", whose success probability given (μ, σ) is Φ(|μ|√n / σ).
+// Best-Arm identification (KF paper §5.2): the paper's code is not public, so the env is checked against returns
+// computed in closed form: a uniformly random policy, and the rule "request n samples, then declare the sign of their
+// mean", whose success probability given (μ, σ) is Φ(|μ|√n / σ).
 #include <catch2/catch.hpp>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// Concentration oracle tests (popgym tests/test_concentration.py plus envs.md A.5, E, G.4): spaces and lengths per
+// Concentration oracle tests (popgym@410d5aa tests/test_concentration.py plus the env code): spaces and lengths per
 // level, perfect games return exactly 1 (ranks, two decks, colours), always flipping position 0 returns exactly -1,
 // flipping face-up cards costs -|in play|/L, and the obs of a mismatch still shows both cards.
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The conformance suite of popgym tests/base_env_test.py and gymnasium check_env (envs.md B.1, B.2), run over every
-// registered id and every wrapper configuration the trainer uses.
+// The conformance suite of popgym tests/base_env_test.py and gymnasium check_env (popgym@410d5aa tests/test_envs.py),
+// run over every registered id and every wrapper configuration the trainer uses.
 #include <catch2/catch.hpp>
 
 #include "core/error.hpp"

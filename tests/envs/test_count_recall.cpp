@@ -1,4 +1,4 @@
-// CountRecall oracle tests (popgym tests/test_count_recall.py plus envs.md A.4, E, G.3): spaces and lengths per
+// CountRecall oracle tests (popgym@410d5aa tests/test_count_recall.py plus the env code): spaces and lengths per
 // level (action Discrete(M+1), or the legacy Discrete(M)), a perfect counter returns exactly 1 and an all-wrong one -1,
 // the target counts the value card dealt alongside the query.
 #include <catch2/catch.hpp>

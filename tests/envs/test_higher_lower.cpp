@@ -1,4 +1,4 @@
-// HigherLower oracle tests (popgym tests/test_higher_lower.py plus envs.md A.7, E, G.7): spaces and lengths per
+// HigherLower oracle tests (popgym@410d5aa tests/test_higher_lower.py plus the env code): spaces and lengths per
 // level, always-higher returns (#rises - #falls)/N, an oracle reaches the bound (N-1)/N on a tie-free deck and its
 // opposite -(N-1)/N, ties pay 0, and the state counts every rank seen.
 #include <catch2/catch.hpp>

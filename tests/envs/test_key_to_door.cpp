@@ -1,8 +1,7 @@
-// Key-to-Door (Memory-RL envs/key_to_door/key_to_door.py) and the distractor phase it shares with Visual Match:
-// golden replays of the reference's episodes (scripts/record_memory_rl_pycolab.py), our draws against the reference's
-// statistics, and the rules of envs.md C.1 and C.4: phase lengths, the one-frame indicator, the door that blocks
-// without the key and is drawn over the player, apple respawn at pickup + 21, the return bounds of Part E and option
-// errors.
+// Key-to-Door (Memory-RL envs/key_to_door/key_to_door.py) and the distractor phase it shares with Visual Match: golden
+// replays of the reference's episodes (scripts/record_memory_rl_pycolab.py), our draws against the reference's
+// statistics, and its rules: phase lengths, the one-frame indicator, the door that blocks without the key and is drawn
+// over the player, apple respawn at pickup + 21, the return bounds [0, #apples + final] and option errors.
 #include <bit>
 #include <catch2/catch.hpp>
 
@@ -245,7 +244,7 @@ TEST_CASE("key to door: returns are apples plus the final reward on success", "[
       CHECK(reward_phase == (r.success ? env.final_reward() : 0.0f));
       if (r.success) CHECK(had_key);  // no key, no success
       CHECK(apples >= 0);
-      CHECK(apples <= 30);  // envs.md Part E: within [0, #apples + final]
+      CHECK(apples <= 30);  // within [0, #apples + final]
       keys += had_key ? 1 : 0;
     }
     CHECK(keys > 0);

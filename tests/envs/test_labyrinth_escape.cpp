@@ -1,4 +1,4 @@
-// LabyrinthEscape oracle tests (popgym tests/test_labyrinth_escape.py plus envs.md A.15 and Part E): spaces and
+// LabyrinthEscape oracle tests (popgym@410d5aa tests/test_labyrinth_escape.py plus the env code): spaces and
 // lengths per level, the maze generator's invariants, a fixed maze fixture with a hand-written action list in place
 // of upstream's seed-dependent "known maze", shortest-path (best) and standing-still (worst) returns, quirk options.
 #include <catch2/catch.hpp>
@@ -49,7 +49,7 @@ TEST_CASE("LabyrinthEscape spaces and episode length per difficulty", "[labyrint
     CHECK(*env->state_space() == Space::multi_discrete(std::vector<int64_t>(static_cast<size_t>(side * side), 5)));
     CHECK(env->max_episode_steps() == 1023);  // truncated at curr_step == L - 1
     const auto& maze = dynamic_cast<const LabyrinthEscape&>(*env);
-    // Standing still never escapes: truncated at step 1023 with the minimum return -1023/1024 (Part E).
+    // Standing still never escapes: truncated at step 1023 with the minimum return -1023/1024.
     const test::Episode ep = test::run_episode(
         *env, 4, [&](const test::Episode&) { return std::vector<float>{static_cast<float>(test::stay_action(maze))}; },
         2000);
@@ -225,7 +225,7 @@ TEST_CASE("LabyrinthEscape shortest paths reach the best return of each maze", "
       CHECK(ep.episode_return() == Approx(1.0 - distance * kStepCost).margin(1e-5));
     }
   }
-  // The best of all Easy mazes: a straight corridor from wall to wall, 10 steps (Part E's 1 - 1/1024 would need an
+  // The best of all Easy mazes: a straight corridor from wall to wall, 10 steps (the bound 1 - 1/1024 would need an
   // exit next to the start, which opposite walls never are).
   std::vector<std::string> corridor(11, "###########");
   corridor[0][1] = 'S';

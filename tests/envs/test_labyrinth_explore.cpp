@@ -1,4 +1,4 @@
-// LabyrinthExplore oracle tests (popgym tests/test_labyrinth_explore.py plus envs.md A.15 and Part E): spaces and
+// LabyrinthExplore oracle tests (popgym@410d5aa tests/test_labyrinth_explore.py plus the env code): spaces and
 // lengths per level, integer obs, no wall ever explored, a fixed maze fixture with a hand-written action list in place
 // of upstream's seed-dependent "known maze", the best return 1 (a maze without dead ends) and the worst -1023/1024.
 #include <catch2/catch.hpp>
@@ -50,7 +50,7 @@ TEST_CASE("LabyrinthExplore spaces and episode length per difficulty", "[labyrin
     CHECK(*env->state_space() == Space::multi_discrete(std::vector<int64_t>(static_cast<size_t>(side * side), 5)));
     CHECK(env->max_episode_steps() == 1023);
     const auto& maze = dynamic_cast<const LabyrinthExplore&>(*env);
-    // Standing still: every step revisits the start, -1/1024 each, truncated at 1023 (Part E's minimum).
+    // Standing still: every step revisits the start, -1/1024 each, truncated at 1023 (the minimum return).
     const test::Episode ep = test::run_episode(
         *env, 4, [&](const test::Episode&) { return std::vector<float>{static_cast<float>(test::stay_action(maze))}; },
         2000);

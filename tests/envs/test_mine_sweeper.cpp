@@ -1,4 +1,4 @@
-// MineSweeper tests (popgym tests/test_minesweeper.py plus envs.md A.8, B.4, E, G.5): spaces and lengths per level,
+// MineSweeper tests (popgym@410d5aa tests/test_minesweeper.py plus the env code): spaces and lengths per level,
 // neighbour counts that include the clicked cell, the return range [-1, 1] reached by the perfect and worst policies,
 // v1.0.7's truncation at step L and the SHM off-by-one option, get_state, invalid actions.
 #include <catch2/catch.hpp>

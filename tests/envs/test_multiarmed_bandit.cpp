@@ -1,4 +1,4 @@
-// MultiarmedBandit tests (popgym tests/test_multiarmed_bandit.py plus envs.md A.9, B.4, E): spaces and lengths per
+// MultiarmedBandit tests (popgym@410d5aa tests/test_multiarmed_bandit.py plus the env code): spaces and lengths per
 // level, truncation at L and never termination, the best-arm 4-sigma test, the return range [-1, 1] reached exactly
 // with injected draws, numpy's float32 comparison, and statistical tests of the env's own draws (they can fail).
 #include <catch2/catch.hpp>
@@ -49,7 +49,7 @@ TEST_CASE("MultiarmedBandit spaces and episode length per difficulty", "[bandit]
     REQUIRE(env->state_space() != nullptr);
     CHECK(*env->state_space() == Space::box(std::vector<float>(static_cast<size_t>(level.n), 0.0f),
                                             std::vector<float>(static_cast<size_t>(level.n), 1.0f)));
-    // The paper pipeline's flat obs: 2 + n (previous action) + 2 (is_t0), envs.md A.0.
+    // The POPGym paper pipeline's flat obs: 2 + n (previous action) + 2 (is_t0).
     CHECK(make_env(level.id, {.previous_action = true, .antialias = true, .flatten = true})
               ->observation_space()
               .raw_size() == 4 + level.n);

@@ -1,7 +1,7 @@
-// NoisyPositionOnlyCartPole tests (envs.md A.12, D.1, E, G.8): L = 200 at every level, obs = clip([x, theta] + noise)
-// with fresh N(0, sigma^2) noise at reset and every step (a statistical test of its distribution, since the C++ RNG
-// does not reproduce numpy's), injected noise used exactly, rewards and termination from the true state, and the
-// return range (0, 1] reached by scripted policies.
+// NoisyPositionOnlyCartPole tests (popgym@410d5aa): L = 200 at every level, obs = clip([x, theta] + noise) with fresh
+// N(0, sigma^2) noise at reset and every step (a statistical test of its distribution, since the C++ RNG does not
+// reproduce numpy's), injected noise used exactly, rewards and termination from the true state, and the return range
+// (0, 1] reached by scripted policies.
 #include <catch2/catch.hpp>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// NoisyPositionOnlyPendulum tests (envs.md A.14, D.2, E): L = 200 at every level, obs = clip([cos, sin] + noise, -1, 1)
+// NoisyPositionOnlyPendulum tests (popgym@410d5aa): L = 200 at every level, obs = clip([cos, sin] + noise, -1, 1)
 // with fresh N(0, sigma^2) noise at reset and every step (a statistical test of its distribution, since the C++ RNG
 // does not reproduce numpy's), injected noise used exactly, rewards and state from the true pendulum, and the return
 // range [-1, 1] reached as far as a policy can.

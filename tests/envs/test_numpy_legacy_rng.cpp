@@ -1,7 +1,7 @@
 // NumpyLegacyRng against numpy's legacy RandomState: raw draws and permutations recorded from numpy 2.4
 // (scripts/record_numpy_legacy.py), pomdp-baselines' Wind task set and split recorded from its own code, and the SHM
-// task sets of envs.md F.4 (tests/data/pomdp_baselines/meta_tasks_golden.json, computed by the spec's
-// re-implementation of the same generator and the constructors' draw order).
+// task sets (tests/data/pomdp_baselines/meta_tasks_golden.json, computed by a pure-Python re-implementation of the
+// same generator and the constructors' draw order; docs/envs/meta.md).
 #include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -55,7 +55,7 @@ TEST_CASE("numpy legacy rng: pomdp-baselines' Wind tasks and split, as its code 
   CHECK(perm == want.at("task_permutation").get<std::vector<int>>());
 }
 
-TEST_CASE("numpy legacy rng: the SHM task sets of envs.md F.4", "[envs][numpy_rng]") {
+TEST_CASE("numpy legacy rng: the task sets of the SHM paper's Wind and Point Robot", "[envs][numpy_rng]") {
   const auto golden = load("meta_tasks_golden.json");
   {
     const auto& want = golden.at("shm_wind_200");

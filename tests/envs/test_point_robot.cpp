@@ -1,7 +1,7 @@
-// Point Robot (pomdp-baselines' meta-RL toy in VariBadWrapper with k = 2, original and SHM): the task sets and
-// splits equal the papers' (envs.md F.4, meta_tasks_golden.json) and pomdp-baselines' own (meta_toys_golden.json,
-// recorded from the reference code by scripts/record_pomdp_baselines.py), the dynamics and the sparse reward, the
-// action mapping, the two inner episodes with their done_mdp flag and boundary quirk, the time limit and success.
+// Point Robot (pomdp-baselines' meta-RL toy in VariBadWrapper with k = 2, original and SHM): the task sets and splits
+// equal the papers' (meta_tasks_golden.json) and pomdp-baselines' own (meta_toys_golden.json, recorded from the
+// reference code by scripts/record_pomdp_baselines.py), the dynamics and the sparse reward, the action mapping, the two
+// inner episodes with their done_mdp flag and boundary quirk, the time limit and success.
 // The recorded trajectories are replayed in test_golden_meta_toys.cpp.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -77,7 +77,7 @@ TEST_CASE("point robot: task sets and splits are the papers' and pomdp-baselines
       CHECK(eval.split_tasks() == paper.at(c.papers_split).at("eval").get<std::vector<int>>());
     }
   }
-  // envs.md F.4's spot values.
+  // Spot values of meta_tasks_golden.json.
   const PointRobot shm("meta/PointRobot", {.variant = "shm", .train_tasks = 10});
   CHECK(shm.goals()[33][0] == Approx(0.982461).margin(1e-6));
   CHECK(shm.goals()[33][1] == Approx(0.186468).margin(1e-6));

@@ -1,6 +1,6 @@
-// PositionOnlyCartPole tests (envs.md A.10, D.1): gymnasium's float64 Euler step checked against a hand computation,
-// obs [x, theta] as float32, reward 1/L on every step including the terminating one, truncation at L, and the
-// state (get_state: the 4-state as float32). Golden replays: test_golden_position_only_cart_pole.cpp.
+// PositionOnlyCartPole tests (popgym@410d5aa): gymnasium's float64 Euler step checked against a hand computation, obs
+// [x, theta] as float32, reward 1/L on every step including the terminating one, truncation at L, and the state
+// (get_state: the 4-state as float32). Golden replays: test_golden_position_only_cart_pole.cpp.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -18,7 +18,7 @@ namespace {
 
 const WrapperOptions kRaw{.previous_action = false, .antialias = false, .flatten = false};
 
-/// One gymnasium CartPole Euler step, written out from the equations in envs.md D.1.
+/// One gymnasium CartPole Euler step, written out from gymnasium's classic_control/cartpole.py.
 std::array<double, 4> euler_step(std::array<double, 4> s, int action) {
   const double x = s[0], x_dot = s[1], theta = s[2], theta_dot = s[3];
   const double force = action == 1 ? 10.0 : -10.0;

@@ -1,6 +1,6 @@
-// PositionOnlyPendulum tests (envs.md A.13, D.2, E, G.9): spaces and lengths per level, gymnasium's semi-implicit
-// Euler step against a hand computation, numpy's floor-mod angle_normalize, the reward's affine map onto [-1/L, 1/L],
-// torque clipping, no termination, and the return range [-1, 1]: exactly 1 from upright, near 1 by swinging up.
+// PositionOnlyPendulum tests (popgym@410d5aa): spaces and lengths per level, gymnasium's semi-implicit Euler step
+// against a hand computation, numpy's floor-mod angle_normalize, the reward's affine map onto [-1/L, 1/L], torque
+// clipping, no termination, and the return range [-1, 1]: exactly 1 from upright, near 1 by swinging up.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -26,7 +26,7 @@ constexpr double kHalf = 8.1368022;  // popgym's (high - low) / 2
 
 nlohmann::json at(double theta, double theta_dot) { return {{"state", {theta, theta_dot}}}; }
 
-/// The per-step reward popgym gives for a gymnasium cost, from envs.md A.13.
+/// The per-step reward popgym gives for a gymnasium cost (popgym/envs/position_only_pendulum.py).
 double reward_for_cost(double cost, int length) { return ((-cost + kHalf) / kHalf) / length; }
 
 }  // namespace

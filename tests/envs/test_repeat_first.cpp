@@ -1,5 +1,5 @@
-// RepeatFirst oracle tests (popgym tests/test_repeat_first.py plus envs.md A.1): lengths per level, a perfect agent
-// returns exactly 1, a random one about -0.5, invalid actions name the env.
+// RepeatFirst oracle tests (popgym@410d5aa tests/test_repeat_first.py plus the env code): lengths per level, a perfect
+// agent returns exactly 1, a random one about -0.5, invalid actions name the env.
 #include <catch2/catch.hpp>
 #include <numeric>
 

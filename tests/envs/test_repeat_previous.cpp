@@ -1,5 +1,5 @@
-// RepeatPrevious oracle tests (popgym tests/test_repeat_previous.py plus envs.md A.2): the target at step t is the obs
-// of step t-k, the first k-1 rewards are exactly 0, a perfect agent returns 1.
+// RepeatPrevious oracle tests (popgym@410d5aa tests/test_repeat_previous.py plus the env code): the target at step t is
+// the obs of step t-k, the first k-1 rewards are exactly 0, a perfect agent returns 1.
 #include <catch2/catch.hpp>
 
 #include "core/error.hpp"

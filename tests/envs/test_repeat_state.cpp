@@ -1,5 +1,5 @@
-// RepeatFirst and RepeatPrevious state (popgym get_state, envs.md A.1/A.2 "State"): the layout against popgym along
-// recorded trajectories (tests/data/popgym/states), the state in its space under random play, and its meaning.
+// RepeatFirst and RepeatPrevious state (popgym@410d5aa get_state): the layout against popgym along recorded
+// trajectories (tests/data/popgym/states), the state in its space under random play, and its meaning.
 #include <catch2/catch.hpp>
 #include <vector>
 

@@ -1,5 +1,5 @@
 // T-maze (Memory-RL envs/tmaze.py): golden replays of the reference's trajectories (scripts/record_memory_rl.py),
-// the reward bounds of envs.md Part E, the one-time oracle obs, success, and the goal draw.
+// the reward bounds ([−1, 1] passive, [−(Lc+1)/Lc, 1] active), the one-time oracle obs, success, and the goal draw.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -63,7 +63,7 @@ TEST_CASE("tmaze: replays Memory-RL's trajectories exactly", "[envs][tmaze]") {
   }
 }
 
-TEST_CASE("tmaze: returns span envs.md's ranges, the optimal policy succeeds", "[envs][tmaze]") {
+TEST_CASE("tmaze: returns span the reference's ranges, the optimal policy succeeds", "[envs][tmaze]") {
   const int lc = 7;
   for (int oracle : {0, 1}) {
     INFO("oracle length " << oracle);

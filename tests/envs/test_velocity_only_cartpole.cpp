@@ -1,6 +1,6 @@
-// VelocityOnlyCartPole tests (envs.md A.11, D.1, E, G.8): the id keeps upstream's "Cartpole" spelling, step obs are
-// [x_dot, theta_dot] as float32, the reset obs holds [x, theta] (upstream quirk) unless reset_obs_velocities, the
-// dynamics are PositionOnlyCartPole's, and the return T/L reaches 1 (balancing) and its minimum (always right).
+// VelocityOnlyCartPole tests (popgym@410d5aa): the id keeps upstream's "Cartpole" spelling, step obs are [x_dot,
+// theta_dot] as float32, the reset obs holds [x, theta] (upstream quirk) unless reset_obs_velocities, the dynamics are
+// PositionOnlyCartPole's, and the return T/L reaches 1 (balancing) and its minimum (always right).
 #include <catch2/catch.hpp>
 #include <limits>
 

@@ -1,7 +1,7 @@
 // Visual Match, passive and active (Memory-RL envs/key_to_door/visual_match.py): golden replays of the reference's
-// episodes (scripts/record_memory_rl_pycolab.py), our draws against the reference's statistics, and the rules of
-// envs.md C.2-C.3: phase lengths, the walled-in passive player, blocking colour cells, one choice per episode, the
-// per-instance colour permutation, the return bounds of Part E and option errors.
+// episodes (scripts/record_memory_rl_pycolab.py), our draws against the reference's statistics, and its rules: phase
+// lengths, the walled-in passive player, blocking colour cells, one choice per episode, the per-instance colour
+// permutation, the return bounds [0, #apples + final] and option errors.
 #include <bit>
 #include <catch2/catch.hpp>
 #include <set>
@@ -280,7 +280,7 @@ TEST_CASE("visual match: returns are apples plus the final reward on success", "
         }
         CHECK(t == env.max_episode_steps());
         CHECK(reward_phase == (r.success ? env.final_reward() : 0.0f));
-        CHECK(apples <= 30);  // envs.md Part E: within [0, #apples + final]
+        CHECK(apples <= 30);  // within [0, #apples + final]
         successes += r.success ? 1 : 0;
       }
       CHECK(successes > 0);

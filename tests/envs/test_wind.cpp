@@ -1,5 +1,5 @@
-// Wind (pomdp-baselines' meta-RL toy, original and SHM): the task sets and splits equal the papers' (envs.md F.4,
-// meta_tasks_golden.json), the dynamics and the sparse reward, the action mapping, the time limit and success.
+// Wind (pomdp-baselines' meta-RL toy, original and SHM): the task sets and splits equal the papers'
+// (meta_tasks_golden.json), the dynamics and the sparse reward, the action mapping, the time limit and success.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -46,7 +46,7 @@ TEST_CASE("wind: task sets and splits are the papers'", "[envs][wind]") {
 TEST_CASE("wind: s <- s + a + w, reward 1 inside the goal radius, success, the time limit", "[envs][wind]") {
   Wind env("meta/Wind", {.variant = "shm"});
   std::vector<float> obs(2, 5.0f);
-  env.reset_task(67, obs);  // w = (0.027202, -0.088318) (envs.md F.4)
+  env.reset_task(67, obs);  // w = (0.027202, -0.088318) (meta_tasks_golden.json)
   CHECK(obs == std::vector<float>{0, 0});
   const auto w = env.winds()[67];
   // Policy actions in [-1, 1] map to 0.1 a; beyond ±1 they are clipped.

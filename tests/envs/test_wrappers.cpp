@@ -1,4 +1,4 @@
-// Wrappers: obs layouts of PreviousAction, Antialias and Flatten (envs.md A.0 table: RepeatFirst flat dim
+// Wrappers: obs layouts of PreviousAction, Antialias and Flatten (popgym Flatten, one-hot: RepeatFirst flat dim
 // 10 = 4 + 4 + 2, cartpoles 6 = 2 + 2 + 2), null actions at reset, and errors that still name the wrapped env.
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
-// DiscreteAction and Markovian (popgym/wrappers, envs.md A.0 and B.3): action decoding as numpy's unravel_index, the
-// obs layouts of every Markovian level, make_env's wrapper order, clear errors, and a replay of popgym's own
-// Markovian(Antialias(PreviousAction(env)), FULL_AND_PARTIAL) recordings (scripts/record_popgym_wrapped.py).
+// DiscreteAction and Markovian (popgym@410d5aa wrappers and tests/test_wrappers.py): action decoding as numpy's
+// unravel_index, the obs layouts of every Markovian level, make_env's wrapper order, clear errors, and a replay of
+// popgym's Markovian(Antialias(PreviousAction(env)), FULL_AND_PARTIAL) recordings (scripts/record_popgym_wrapped.py).
 #include <catch2/catch.hpp>
 
 #include "core/error.hpp"

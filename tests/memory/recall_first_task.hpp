@@ -1,8 +1,9 @@
 // The supervised sanity task shared by the backend tests: sequences of one-hot tokens, the label is the first token,
 // read out at the last step through a Linear head. Trains with Adam and returns the held-out accuracy reached.
 #pragma once
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+
+#include <catch2/catch.hpp>
 
 #include "memory/memory.hpp"
 

@@ -1,5 +1,5 @@
-// FFM backend (research/ffm.md §1, §4): stepping equals sequence mode, resets equal a fresh state, the scan-based
-// forward equals a plain loop of the spec's equations, gradients, parameter count and init values for POPGym sizes,
+// FFM backend (FFM paper §5, App. B): stepping equals sequence mode, resets equal a fresh state, the scan-based
+// forward equals a plain loop of the paper's equations, gradients, parameter count and init values for POPGym sizes,
 // the options that differ between paper and code, the ablation flags set from YAML, and a small supervised memory
 // task learned on CPU.
 #include <torch/torch.h>
@@ -33,7 +33,7 @@ MemoryState random_state(int64_t batch, const FfmOptions& o) {
                           torch::randn({batch, o.memory_size, o.context_size}))}};
 }
 
-// The spec's equations (ffm.md §1.2, §1.3) as a plain float64 loop over time, reading the module's weights:
+// The FFM paper's Eq. 11, 12, 15–18 as a plain float64 loop over time, reading the module's weights:
 // x̃ = v ⊙ σ(gate_in); S_t = γ ⊙ S_{t-1} + x̃ 1ᵀ with γ_ij = exp(clamp(a_i) + i b_j) and S_{t-1} = 0 at starts;
 // z = mix(interleaved Re/Im of S); y = LN(z) ⊙ σ(gate_out) + thru ⊙ (1 − σ(gate_out)).
 torch::Tensor reference_forward(Ffm& ffm, const torch::Tensor& x, const torch::Tensor& s0,
@@ -148,7 +148,7 @@ TEST_CASE("ffm: a reset equals a fresh initial state", "[memory][ffm]") {
   CHECK(zeros.tensors[0].abs().sum().item<double>() == 0.0);
 }
 
-TEST_CASE("ffm: the scan-based forward equals a plain loop of the spec's equations", "[memory][ffm]") {
+TEST_CASE("ffm: the scan-based forward equals a plain loop of the paper's equations", "[memory][ffm]") {
   torch::manual_seed(13);
   auto o = small_options();
   Ffm ffm(5, o);
@@ -224,14 +224,14 @@ TEST_CASE("ffm: gradients match central differences in double precision", "[memo
 }
 
 TEST_CASE("ffm: POPGym sizes give 140132 parameters and the code's a and b init", "[memory][ffm]") {
-  Ffm ffm(128, FfmOptions{});  // m = 32, c = 4, d = 256 (ffm.md §1.5)
+  Ffm ffm(128, FfmOptions{});  // m = 32, c = 4 (FFM paper App. D.2), d = 256 (proroklab/ffm@b3f94d2:models/ray_ffm.py)
   CHECK(ffm.output_size() == 256);
   int64_t count = 0;
   for (const auto& p : ffm.parameters()) count += p.numel();
   CHECK(count == 140132);
   CHECK(ffm.pre->weight.sizes() == torch::IntArrayRef({576, 128}));
   CHECK(ffm.mix->weight.sizes() == torch::IntArrayRef({256, 256}));
-  // ffm.md §1.4 table, POPGym row.
+  // The init of proroklab/ffm@b3f94d2:aggregations.py (linspace) at t_e = 1024, β = 0.01 (FFM paper App. D.2).
   CHECK(ffm.limit() == Approx(0.683147).epsilon(1e-6));
   REQUIRE(ffm.a.sizes() == torch::IntArrayRef({32}));
   REQUIRE(ffm.b.sizes() == torch::IntArrayRef({4}));
@@ -375,7 +375,7 @@ TEST_CASE("ffm: paper-versus-code options", "[memory][ffm]") {
   }
 }
 
-// The ablation flags of the FFM paper's Table 3 (ffm.md §3.1) and the clamp write-back are YAML keys: each one, set
+// The ablation flags of the FFM paper's Table 3 and the clamp write-back are YAML keys: each one, set
 // in a config, reaches the Ffm the registry builds and changes what it computes, not just a field.
 TEST_CASE("ffm: ablation flags reach the module from a YAML config", "[memory][ffm][registry]") {
   const int64_t steps = 6, batch = 2, input = 5;

@@ -1,7 +1,7 @@
-// Every memory backend with public code against golden traces recorded from that code (issue 29 §1;
+// Every memory backend with public code against golden traces recorded from that code (issue 29;
 // tests/data/memory_golden/README.md names each source as repo@commit:path and how it was run), and the two without
 // public code, the KF layer and the spiking-gate cell, against traces of their papers' equations implemented
-// independently in float64 (issue 29 §4; scripts/record_equations_golden.py). Each case builds the
+// independently in float64 (issue 29; scripts/record_equations_golden.py). Each case builds the
 // backend at the sizes of the config that reproduces the paper, loads the reference's parameters through an explicit
 // name map, runs the recorded batch (episode starts inside the sequences, a carried state) and compares the outputs,
 // the final state and the gradients of loss = Σ output ⊙ projection with respect to every parameter, the input and
@@ -231,7 +231,7 @@ TEST_CASE("STM equals the SAM paper's RL agent's cell (thaihungle/SAM stm_rl.py)
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
-// Issue 29 §4: no public code, so the references are the papers' equations in float64
+// Issue 29: no public code, so the references are the papers' equations in float64
 // (scripts/record_equations_golden.py; tests/data/memory_golden/README.md gives the equations with their section and
 // equation numbers, and the choices the papers leave open, made as rlm's configs make them). The recorded state
 // layout is rlm's: no StateLayout transform.

@@ -1,11 +1,12 @@
 // GRU backend: stepping with T = 1 equals sequence mode, resets inside a sequence equal a fresh state.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
-#include "memory/gru.hpp"
+#include <catch2/catch.hpp>
+
 #include "core/error.hpp"
-#include "memory/registry.hpp"
+#include "memory/gru.hpp"
 #include "memory/recall_first_task.hpp"
+#include "memory/registry.hpp"
 
 using rlm::memory::Gru;
 using rlm::memory::MemoryState;

@@ -1,6 +1,6 @@
 // KF backend (memory/kf.hpp): stepping with T = 1 equals sequence mode for every option, a reset equals a fresh
-// state, gradients reach every parameter, parameter counts and initial coefficients match kf.md §1.4, and a small
-// model learns a recall task.
+// state, gradients reach every parameter, parameter counts (docs/models/kf.md) and initial coefficients match the
+// KF paper (App. B, Table 1), and a small model learns a recall task.
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
@@ -98,7 +98,7 @@ MemoryState random_state(const Kf& kf, int64_t batch) {
 
 }  // namespace
 
-TEST_CASE("kf: parameter counts equal kf.md for E 16 and N 128", "[memory][kf]") {
+TEST_CASE("kf: parameter counts for E 16 and N 128 equal docs/models/kf.md's", "[memory][kf]") {
   KfOptions o;  // N = 128, L = 1, variant kf, no RMSNorm
   CHECK(parameter_count(Kf(16, o)) == 8977);
   o.variant = KfVariant::kf_u;
@@ -234,9 +234,9 @@ TEST_CASE("kf: invalid combinations are config errors", "[memory][kf]") {
 // Recall the first token: K random one-hot tokens per sequence plus a first-step flag (the cue an RL agent gets
 // from a_{-1} = 0 or an episode-start observation); predict the first token from the output at the last step.
 // Chance is 1/K. The KF learns it by making r small at the flagged step and large elsewhere. Sequences are short on
-// purpose: at the kf.md §1.4 initialisation the gain is k ≈ 0.6 at every step, so the last output's sensitivity to
-// the first observation starts near 0.4^(T−1); T = 5 or 6 learns within 200 Adam steps, T = 8 or 10 stayed at
-// chance for 600 steps (measured with the same model in PyTorch and here).
+// purpose: at the KF paper's initialisation (Table 1) the gain is k ≈ 0.6 at every step, so the last output's
+// sensitivity to the first observation starts near 0.4^(T−1); T = 5 or 6 learns within 200 Adam steps, T = 8 or 10
+// stayed at chance for 600 steps (measured with the same model in PyTorch and here).
 TEST_CASE("kf: learns to recall the first token", "[memory][kf][learning]") {
   torch::manual_seed(5);
   torch::set_num_threads(1);

@@ -1,6 +1,6 @@
 // KF layer scan (scan/kf_scan.hpp): the Hillis–Steele scan over Särkkä elements equals the sequential KF equations
-// (4)–(6), forward and backward, with resets, right padding, input-dependent process noise and no input; the limits
-// r → ∞ (vSSM) and r → 0 (x⁺ → w) of kf.md §1.5; gradients against central finite differences.
+// (KF paper Eqs. 4–6), forward and backward, with resets, right padding, input-dependent process noise and no input;
+// the limits r → ∞ (vSSM) and r → 0 (x⁺ → w); gradients against central finite differences.
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>

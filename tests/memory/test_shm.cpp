@@ -149,7 +149,8 @@ TEST_CASE("shm: gradients reach every parameter of every calibration option", "[
 }
 
 TEST_CASE("shm: parameter layout at POPGym sizes", "[memory][shm]") {
-  // D = 64 (the preprocessor's width), H = 128, out 1024, L = 128 (shm.md §4.4, §1.3):
+  // D = 64 (the preprocessor's width) and out 1024 (thaihungle/SHM@651f9e2:train_popgym.py), H = 128 and L = 128
+  // (SHM paper §4.4 and §4):
   // LayerNorm 2D + k, q, v, vc, η (D·(4H + 1), no bias) + θ table L·H + shortcut D·H + H + out H·1024 + 1024.
   Shm shm(64, ShmOptions{});
   int64_t count = 0;

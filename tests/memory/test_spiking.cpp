@@ -1,5 +1,5 @@
-// Spiking-gate cell (research/spiking.md §1): stepping equals sequence mode (eval and seeded training mode), resets,
-// the scans against a plain loop of the spec's equations, the surrogate gradient, parameter count, a learned task.
+// Spiking-gate cell (docs/models/spiking.md): stepping equals sequence mode (eval and seeded training mode), resets,
+// the scans against a plain loop of the paper's equations, the surrogate gradient, parameter count, a learned task.
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
@@ -64,7 +64,7 @@ void check_same(const rlm::memory::MemoryOutput& a, const rlm::memory::MemoryOut
     CHECK(torch::allclose(a.state.tensors[i], b.state.tensors[i], 1e-5, 1e-5));
 }
 
-// The spec's per-step equations (spiking.md §1.2, §1.3, §1.5) as a plain float64 loop over t with explicit real and
+// The spiking paper's per-step equations (Eqs. 7–11) as a plain float64 loop over t with explicit real and
 // imaginary parts; `threshold` is V_th broadcastable to [T, B, 2·N_h].
 torch::Tensor reference_loop(Spiking& cell, const torch::Tensor& x, const MemoryState& s0, const torch::Tensor& starts,
                              const torch::Tensor& threshold) {
@@ -90,7 +90,7 @@ torch::Tensor reference_loop(Spiking& cell, const torch::Tensor& x, const Memory
     const auto proj = torch::matmul(xd[t], w_in.t()) + b_in;
     const auto wx_re = proj.narrow(-1, 0, nh), wx_im = proj.narrow(-1, nh, nh);
     const auto u = proj.narrow(-1, 2 * nh, 2 * nh);
-    m = (1 - k) * m + k * u;                          // §1.2, no reset after a spike
+    m = (1 - k) * m + k * u;                          // Eq. 7, no reset after a spike
     const auto s = (m >= th[t]).to(torch::kFloat64);  // Θ(m − V_th)
     const auto s_in = s.narrow(-1, 0, nh), s_out = s.narrow(-1, nh, nh);
     torch::Tensor c_re, c_im;
@@ -217,7 +217,7 @@ TEST_CASE("spiking: a reset equals a fresh zero state", "[memory][spiking]") {
   auto no_reset = cell.forward(torch::cat({prefix, episode}, 0), cell.initial_state(2, torch::kCPU),
                                torch::zeros({12, 2}, torch::kBool));
   CHECK_FALSE(torch::allclose(no_reset.y.slice(0, 5), fresh.y, 1e-4, 1e-4));
-  // The initial state is all zeros and holds 4·N_h floats per entry (spiking.md §1.5).
+  // The initial state is all zeros and holds 4·N_h floats per entry (spiking paper App. F.3).
   auto s = cell.initial_state(3, torch::kCPU);
   int64_t floats = 0;
   for (const auto& t : s.tensors) {
@@ -228,7 +228,7 @@ TEST_CASE("spiking: a reset equals a fresh zero state", "[memory][spiking]") {
   CHECK(floats == 4 * hidden);
 }
 
-TEST_CASE("spiking: the scan-based forward equals a plain loop of the spec's equations", "[memory][spiking]") {
+TEST_CASE("spiking: the scan-based forward equals a plain loop of the paper's equations", "[memory][spiking]") {
   const int64_t steps = 15, batch = 3, hidden = 7;
   auto x = torch::randn({steps, batch, 5});
   auto starts = test_starts(steps, batch);
@@ -271,7 +271,7 @@ TEST_CASE("spiking: an input gate that never fires keeps h exactly and shuts the
   torch::manual_seed(8);
   const int64_t steps = 9, batch = 2, hidden = 5;
   auto o = test_options(hidden);
-  o.surrogate = SpikingSurrogate::kNone;  // the true gradient of Θ (saliency, spiking.md §3 step 5)
+  o.surrogate = SpikingSurrogate::kNone;  // the true gradient of Θ (saliency, spiking paper App. C.3)
   Spiking cell(3, o);
   cell.eval();
   {
@@ -346,18 +346,18 @@ TEST_CASE("spiking: parameter count", "[memory][spiking]") {
       CHECK(total == Spiking::parameter_count(5, o));
     }
   }
-  // POPGym size (spiking.md §1.7): N_x = 64, N_h = N_out = 1024: 6·(64+1)·1024 + 1024·(2·1024+1) + 2·1024.
+  // POPGym size (spiking paper Table 8): N_x = 64, N_h = N_out = 1024: 6·(64+1)·1024 + 1024·(2·1024+1) + 2·1024.
   SpikingOptions popgym;
   popgym.hidden_size = 1024;
   CHECK(Spiking::parameter_count(64, popgym) == 2499584);
   CHECK(Spiking(64, popgym).initial_state(1, torch::kCPU).tensors[0].numel() +
             Spiking(64, popgym).initial_state(1, torch::kCPU).tensors[1].numel() ==
-        4096);  // "state size 4096" (§1.5, Table 8)
+        4096);  // "state size 4096" (spiking paper Table 8)
 }
 
 // Recall the marked token: one-hot tokens at every step, one random step (never the last) carries a marker bit;
-// the model must output that step's token at the last step. Spec defaults (θ = 0, V_th ~ U(0, 1) in training, 0.5
-// when acting, k0 = 0.5); accuracy is measured in eval mode (fixed threshold) on fresh sequences.
+// the model must output that step's token at the last step. The paper's defaults (θ = 0, V_th ~ U(0, 1) in training,
+// 0.5 when acting, k0 = 0.5); accuracy is measured in eval mode (fixed threshold) on fresh sequences.
 TEST_CASE("spiking: learns to recall a marked token", "[memory][spiking][learning][slow]") {
   torch::manual_seed(11);
   torch::set_num_threads(1);

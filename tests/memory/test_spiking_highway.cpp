@@ -1,10 +1,10 @@
 // The spiking cell's fused highway op (CPU) against the same computation in whole-tensor ops and linear_scan:
 // forward and every gradient in float64, with resets, a broadcast forget gate (the LRU option), losses that use
 // ŷ, h or both, and more channels than one work block.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -43,9 +43,9 @@ std::vector<torch::Tensor> run(bool fused, const Case& c, bool use_y, bool use_h
   std::vector<torch::Tensor> leaves;
   for (const auto& t : c.inputs) leaves.push_back(t.detach().clone().requires_grad_(true));
   const auto shape = leaves[4].sizes();
-  const auto out = (fused ? spiking_highway : spiking_highway_reference)(
-      leaves[0], leaves[1], leaves[2].expand(shape), leaves[3].expand(shape), leaves[4], leaves[5], leaves[6],
-      c.starts);
+  const auto out = (fused ? spiking_highway : spiking_highway_reference)(leaves[0], leaves[1], leaves[2].expand(shape),
+                                                                         leaves[3].expand(shape), leaves[4], leaves[5],
+                                                                         leaves[6], c.starts);
   torch::manual_seed(99);
   const auto wy = torch::randn(out.y_hat.sizes(), out.y_hat.options());
   const auto wh = torch::randn(out.hidden.sizes(), out.hidden.options());

@@ -1,7 +1,7 @@
-// STM backend (stm.md): one step equals the spec's equations written out naively, stepping with T = 1 equals
-// sequence mode, resets equal a fresh (learned) initial state, gradients reach every parameter, the parameter count
-// matches stm.md §4, the CPU's fused relational write agrees with torch's ops, and the cell learns a small recall
-// task.
+// STM backend (docs/models/stm.md): one step equals the code's equations written out naively, stepping with T = 1
+// equals sequence mode, resets equal a fresh (learned) initial state, gradients reach every parameter, the parameter
+// count matches docs/models/stm.md, the CPU's fused relational write agrees with torch's ops, and the cell learns a
+// small recall task.
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
@@ -45,7 +45,7 @@ std::vector<std::pair<std::string, StmOptions>> variants() {
   paper.init = StmOptions::Init::kTorch;
   paper.mlp_size = 0;
   out.emplace_back("LN (c), ungated, zero init, clamped alpha1, no head", paper);
-  auto rar = small_options();  // the code's RAR alphas (stm.md §3.4): alpha1 = alpha2 = 0 fixed, so M^r is not carried
+  auto rar = small_options();  // the code's RAR alphas (tasks/rar.json): alpha1 = alpha2 = 0, so M^r is not carried
   rar.alpha1 = 0.0;
   rar.alpha2 = 0.0;
   out.emplace_back("fixed alphas 0, 0, learnable", rar);
@@ -80,7 +80,7 @@ MemoryState random_state(const Stm& stm, int64_t batch) {
 
 }  // namespace
 
-TEST_CASE("stm: one step equals the spec equations written out naively", "[memory][stm]") {
+TEST_CASE("stm: one step equals the SAM paper's equations written out naively", "[memory][stm]") {
   torch::manual_seed(3);
   auto o = small_options();
   Stm stm(5, o);
@@ -90,12 +90,12 @@ TEST_CASE("stm: one step equals the spec equations written out naively", "[memor
   auto x = torch::randn({batch, 5});
   auto state = random_state(stm, batch);
   auto mi = state.tensors[0];
-  auto mr = state.tensors[1];  // the spec's M^r[s, a, c]
+  auto mr = state.tensors[1];  // M^r[s, a, c]
 
   auto lin = [&](const std::string& name, const torch::Tensor& in) {
     return torch::matmul(in, p[name + ".weight"].t()) + p[name + ".bias"];
   };
-  // stm.md §3.2, line by line.
+  // stm_basic.py STM.compute (thaihungle/SAM@7fc2b18), line by line.
   auto a = lin("f1", x), b = lin("f2", x), c = lin("f3", x);
   auto big_x = torch::einsum("bi,bj->bij", {a, a});
   auto g = lin("gate_mem", torch::tanh(mi)) + lin("gate_in", a).unsqueeze(1);
@@ -108,7 +108,7 @@ TEST_CASE("stm: one step equals the spec equations written out naively", "[memor
   auto s = mi + p["alpha2"] * x2;
   auto qkv = torch::layer_norm(lin("qkv", s), {d, 3 * nq}, p["qkv_ln.weight"], p["qkv_ln.bias"]).permute({0, 2, 1});
   auto q = qkv.narrow(1, 0, nq), k = qkv.narrow(1, nq, nq), v = qkv.narrow(1, 2 * nq, nq);
-  // The naive 5-D outer-product attention of the official code (stm.md §9.4).
+  // The naive 5-D outer-product attention of the official code (stm_basic.py op_att).
   auto r0 = (torch::tanh(q.unsqueeze(2).unsqueeze(4) * k.unsqueeze(1).unsqueeze(4)) * v.unsqueeze(1).unsqueeze(3))
                 .sum(2);  // [B, nq, d, d]
   auto r2 = lin("g1", r0.reshape({batch, nq * d, d}).transpose(1, 2));
@@ -184,7 +184,7 @@ TEST_CASE("stm: a reset equals a fresh initial state, for the reset entries only
 }
 
 TEST_CASE("stm: with every alpha 0 the output ignores the previous relational memory", "[memory][stm]") {
-  // stm.md §9.2: at initialisation M^r_t = SAM(M^i_t).
+  // At initialisation (alphas 0) M^r_t = SAM(M^i_t).
   torch::manual_seed(4);
   Stm stm(5, small_options());
   auto x = torch::randn({3, 2, 5});
@@ -277,17 +277,17 @@ TEST_CASE("stm: parameter count and state size of the paper's RL configuration",
   StmOptions rl;  // defaults: d = 96, nq = 8, nr = 96, no = 64, head 128-128 -> 256, LN(o)
   rl.qkv_norm = StmOptions::QkvNorm::kRow;
   Stm with_row_ln(256, rl);
-  CHECK(count(with_row_ln) == 1239829);  // stm.md §4 total (LN_qkv variant (b), 48 parameters)
+  CHECK(count(with_row_ln) == 1239829);  // docs/models/stm.md total (LN_qkv variant (b), 48 parameters)
   CHECK(with_row_ln.output_size() == 256);
   Stm with_matrix_ln(256, StmOptions{});
-  CHECK(count(with_matrix_ln) == 1239829 - 48 + 4608);  // the default LN (a): 4,608 parameters (stm.md §4)
+  CHECK(count(with_matrix_ln) == 1239829 - 48 + 4608);  // the default LN (a): 4,608 parameters
   rl.carry_relational = false;                          // no f2 (24,672), f3 (2,056), alpha1/2, M^r_0 (73,728)
   CHECK(count(Stm(256, rl)) == 1239829 - 24672 - 2056 - 2 - 73728);
 
   auto state = with_matrix_ln.initial_state(2, torch::kCPU);
   int64_t floats = 0;
   for (const auto& t : state.tensors) floats += t.numel();
-  CHECK(floats == 2 * 82944);  // stm.md §9.1: 82,944 floats per env
+  CHECK(floats == 2 * 82944);  // d² + nq·d² = 82,944 floats per env
 }
 
 TEST_CASE("stm: learns to recall the first token of a sequence", "[memory][stm][slow]") {

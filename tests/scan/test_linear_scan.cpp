@@ -1,9 +1,9 @@
 // linear_scan against the naive float64 loop: forward, gradients (autograd of the loop, and central finite
 // differences), resets mid-sequence, T = 1 and T = 4096, broadcast and non-contiguous inputs, complex gates.
 // The CUDA cases run only where a GPU is present (scripts/gpu_check.sh); elsewhere they are skipped with a message.
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
 #include <limits>
 
 #include "scan/linear_scan.hpp"
@@ -106,10 +106,10 @@ TEST_CASE("linear_scan equals the sequential loop, real and complex, with resets
   for (auto type : {torch::kFloat64, torch::kFloat32, torch::kComplexFloat, torch::kComplexDouble}) {
     for (int64_t steps : {1, 2, 31, 33, 100}) {
       const auto p = make_problem(steps, 5, 300, type, 10 + steps);  // 300 channels: two channel blocks
-      const auto want = linear_scan_reference(p.a.to(c10::isComplexType(type) ? torch::kComplexDouble : torch::kFloat64),
-                                              p.b.to(c10::isComplexType(type) ? torch::kComplexDouble : torch::kFloat64),
-                                              p.h0.to(c10::isComplexType(type) ? torch::kComplexDouble : torch::kFloat64),
-                                              p.starts);
+      const auto want =
+          linear_scan_reference(p.a.to(c10::isComplexType(type) ? torch::kComplexDouble : torch::kFloat64),
+                                p.b.to(c10::isComplexType(type) ? torch::kComplexDouble : torch::kFloat64),
+                                p.h0.to(c10::isComplexType(type) ? torch::kComplexDouble : torch::kFloat64), p.starts);
       const bool single = type == torch::kFloat32 || type == torch::kComplexFloat;
       INFO("dtype " << type << " T = " << steps);
       check_close(linear_scan(p.a, p.b, p.h0, p.starts), want, single ? 1e-5 : 1e-12);
@@ -134,7 +134,9 @@ TEST_CASE("linear_scan gradients match central finite differences in float64", "
   p.starts[3][1] = true;
   const auto weights = torch::randn(p.b.sizes(), torch::kFloat64);
   const auto analytic = grads_of(false, p, weights);
-  const auto loss = [&](const Problem& q) { return (linear_scan(q.a, q.b, q.h0, q.starts) * weights).sum().item<double>(); };
+  const auto loss = [&](const Problem& q) {
+    return (linear_scan(q.a, q.b, q.h0, q.starts) * weights).sum().item<double>();
+  };
   const double eps = 1e-6;
   for (int which = 0; which < 3; ++which) {
     torch::Tensor& x = which == 0 ? p.a : which == 1 ? p.b : p.h0;
@@ -160,8 +162,8 @@ TEST_CASE("linear_scan: a reset drops the carried state exactly", "[scan]") {
   starts[5][0] = true;
   const auto h = linear_scan(p.a, p.b, p.h0, starts);
   // From t = 5 on, entry 0 equals a fresh scan of the tail from a zero state.
-  const auto fresh = linear_scan(p.a.slice(0, 5), p.b.slice(0, 5), torch::zeros_like(p.h0),
-                                 torch::zeros({7, 2}, torch::kBool));
+  const auto fresh =
+      linear_scan(p.a.slice(0, 5), p.b.slice(0, 5), torch::zeros_like(p.h0), torch::zeros({7, 2}, torch::kBool));
   check_close(h.slice(0, 5).select(1, 0), fresh.select(1, 0), 1e-14);
   // Entry 1 did not reset, so it differs from the fresh scan (the comparison above can fail).
   CHECK((h.slice(0, 5).select(1, 1) - fresh.select(1, 1)).abs().max().item<double>() > 1e-6);
@@ -246,8 +248,7 @@ TEST_CASE("linear_scan: bad inputs give clear errors", "[scan]") {
                     Catch::Contains("dtype must be"));
 }
 
-TEST_CASE("linear_scan on CUDA: no starts, broadcast gate, and an inf state that a reset must drop",
-          "[scan][cuda]") {
+TEST_CASE("linear_scan on CUDA: no starts, broadcast gate, and an inf state that a reset must drop", "[scan][cuda]") {
   if (!have_cuda()) {
     WARN("no CUDA device: skipped (runs in scripts/gpu_check.sh)");
     return;
@@ -293,7 +294,8 @@ TEST_CASE("linear_scan on CUDA equals the CPU scan, forward and backward", "[sca
         Problem q{p.a.to(gpu), p.b.to(gpu), p.h0.to(gpu), p.starts.to(gpu)};
         const auto gpu_grads = grads_of(false, q, weights.to(gpu));
         for (int i = 0; i < 3; ++i)
-          check_close(gpu_grads[static_cast<size_t>(i)].cpu(), cpu_grads[static_cast<size_t>(i)], single ? 2e-5 : 1e-12);
+          check_close(gpu_grads[static_cast<size_t>(i)].cpu(), cpu_grads[static_cast<size_t>(i)],
+                      single ? 2e-5 : 1e-12);
       }
     }
   }

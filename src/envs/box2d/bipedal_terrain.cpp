@@ -1,4 +1,4 @@
-// BipedalWalker's terrain generator (box2d.md §2.2); see bipedal_terrain.hpp.
+// BipedalWalker's terrain generator (Gymnasium's bipedal_walker.py _generate_terrain); see bipedal_terrain.hpp.
 #include "envs/box2d/bipedal_terrain.hpp"
 
 #include <fmt/format.h>

@@ -1,10 +1,10 @@
-// BipedalWalker's terrain generator (Gymnasium gymnasium/envs/box2d/bipedal_walker.py _generate_terrain), as
-// box2d.md §2.2 specifies it: a pure function of the draws, with no Box2D in it, so tests can check it exactly for
-// chosen draws. The env turns the result into static bodies in the same order Gymnasium creates them (the obstacle
+// BipedalWalker's terrain generator (Farama-Foundation/Gymnasium@3f0476a:gymnasium/envs/box2d/bipedal_walker.py
+// _generate_terrain): a pure function of the draws, with no Box2D in it, so tests can check it exactly for chosen
+// draws. The env turns the result into static bodies in the same order Gymnasium creates them (the obstacle
 // polygons as the loop meets them, then the 199 edges left to right).
 // The draws are made in Gymnasium's call order (= the loop order) but come from the framework Rng, not numpy's
-// stream (§0); TerrainDraws can substitute chosen values for them (§0's injection hook).
-// Clouds (10 × 11 more uniform draws in Gymnasium) are cosmetic and skipped (§2.2 [D]).
+// stream (why: docs/envs/box2d.md); TerrainDraws can substitute chosen values for them (a test hook).
+// Clouds (10 × 11 more uniform draws in Gymnasium) are cosmetic and skipped.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -15,7 +15,7 @@
 
 namespace rlm::envs::box2d::bipedal {
 
-// §0 and §2.1; Gymnasium's names. Lengths in metres (pixels / SCALE).
+// Gymnasium's constants and names. Lengths in metres (pixels / SCALE).
 inline constexpr double kScale = 30.0;                             ///< pixels per metre
 inline constexpr double kViewportW = 600.0, kViewportH = 400.0;    ///< pixels
 inline constexpr double kTerrainStep = 14.0 / kScale;              ///< TS, the x spacing of terrain points

@@ -1,4 +1,4 @@
-// BipedalWalker-v3 / BipedalWalkerHardcore-v3 on Box2D 2.4.1 (box2d.md §2, §3); see bipedal_walker.hpp.
+// BipedalWalker-v3 / BipedalWalkerHardcore-v3 on Box2D 2.4.1 (Gymnasium's bipedal_walker.py); see bipedal_walker.hpp.
 #include "envs/box2d/bipedal_walker.hpp"
 
 #include <box2d/box2d.h>
@@ -16,7 +16,7 @@ namespace {
 
 using namespace bipedal;  // the terrain constants (TS, TH, SCALE, ...)
 
-// §0 and §2.1, Gymnasium's names; lengths in metres.
+// Gymnasium's constants and names; lengths in metres.
 constexpr double kFps = 50.0;
 constexpr int kVelocityIterations = 6 * 30;
 constexpr int kPositionIterations = 2 * 30;
@@ -77,7 +77,7 @@ BipedalWalker::BipedalWalker(std::string id, BipedalWalkerConfig config)
 BipedalWalker::~BipedalWalker() = default;
 
 void BipedalWalker::build_world() {
-  // A new world every reset (§2.3 [D]); the old one goes first, and with it every body and joint.
+  // A new world every reset (our choice: docs/envs/box2d.md); the old one goes first, and with it every body and joint.
   world_.reset();
   world_ = std::make_unique<b2World>(b2Vec2(0.0f, -10.0f));  // pybox2d's default gravity
   world_->SetContactListener(contacts_.get());
@@ -98,7 +98,7 @@ void BipedalWalker::build_world() {
   }
   {
     // Two-sided edges without ghost vertices: 2.3's edge. One-sided edges or a chain would smooth the joints
-    // between segments and change the walking (§3.1).
+    // between segments and change the walking.
     b2EdgeShape shape;
     b2FixtureDef fd;
     fd.shape = &shape;
@@ -149,7 +149,7 @@ void BipedalWalker::build_world() {
     b2BodyDef leg_def;
     leg_def.type = b2_dynamicBody;
     leg_def.angle = static_cast<float>(i * 0.05);
-    // The quirk of §2.3: the positions subtract LEG_DOWN where the hip anchor adds it.
+    // Gymnasium's quirk, kept: the positions subtract LEG_DOWN where the hip anchor adds it.
     leg_def.position = vec(init_x, init_y - kLegH / 2 - kLegDown);
     b2Body* upper = world_->CreateBody(&leg_def);
     leg_fd.shape = &upper_shape;
@@ -160,8 +160,8 @@ void BipedalWalker::build_world() {
     hip.bodyB = upper;
     hip.localAnchorA = vec(0.0, kLegDown);
     hip.localAnchorB = vec(0.0, kLegH / 2);
-    // pybox2d's revoluteJointDef(bodyA=, bodyB=) sets referenceAngle = bodyB.angle − bodyA.angle (±0.05 here);
-    // Box2D's C++ default of 0 would shift the hip observations by ∓0.05 (§3.2 pitfall 1). Never Initialize(),
+    // pybox2d's revoluteJointDef(bodyA=, bodyB=) sets referenceAngle = bodyB.angle − bodyA.angle (±0.05 here;
+    // Box2D_joints.i); Box2D's C++ default of 0 would shift the hip observations by ∓0.05. Never Initialize(),
     // which would recompute the anchors.
     hip.referenceAngle = upper->GetAngle() - hull_->GetAngle();
     hip.enableMotor = true;
@@ -222,7 +222,7 @@ double BipedalWalker::simulate(const std::array<double, kActionDim>& action, std
     joints_[k]->SetMotorSpeed(static_cast<float>(kSpeed[k] * sign(action[k])));
     joints_[k]->SetMaxMotorTorque(static_cast<float>(kMotorsTorque * std::clamp(std::abs(action[k]), 0.0, 1.0)));
   }
-  // 2.4.1's setters wake the bodies only when the value changes; 2.3's always woke them (§3.3).
+  // 2.4.1's setters wake the bodies only when the value changes; 2.3's always woke them (b2RevoluteJoint.cpp).
   if (config_.emulate_box2d23_wake) {
     if (!hull_->IsAwake()) hull_->SetAwake(true);
     for (b2Body* leg : legs_)

@@ -1,11 +1,11 @@
-// BipedalWalker-v3 and BipedalWalkerHardcore-v3 (Gymnasium gymnasium/envs/box2d/bipedal_walker.py), ported onto
-// Box2D 2.4.1 as box2d.md §0, §2 and §3 specify. A five-body walker (hull, two upper and two lower legs, four
-// motorised revolute joints) must cross 200 terrain points (≈93 m) of grass, and in hardcore also stumps, stairs and
-// pits, seeing its own joint state, two foot contacts and 10 world-fixed lidar rays. Gymnasium's quirks are kept:
+// BipedalWalker-v3 and -Hardcore-v3 (Farama-Foundation/Gymnasium@3f0476a:gymnasium/envs/box2d/bipedal_walker.py)
+// ported onto Box2D 2.4.1 (port notes: docs/envs/box2d.md). A five-body walker (hull, two upper and two lower legs,
+// four motorised revolute joints) must cross 200 terrain points (≈93 m) of grass, and in hardcore also stumps, stairs
+// and pits, seeing its own joint state, two foot contacts and 10 world-fixed lidar rays. Gymnasium's quirks are kept:
 //   - reset() runs one physics step with a zero action (it sets prev_shaping; its reward is discarded, and it is not
 //     an agent step), so the creation-time motor values never act;
 //   - the hip joints get referenceAngle = ±0.05 and the knees 0 (pybox2d sets bodyB.angle − bodyA.angle; left at
-//     Box2D's default 0 the hip observations shift and the heuristic's return more than doubles, §3.2);
+//     Box2D's default 0 the hip observations shift and the heuristic's return more than doubles);
 //   - the leg positions subtract LEG_DOWN where the hip anchors add it, so the anchors start 0.53 m apart and the
 //     reset step snaps them together; the knees start above their upper limit (the initial bend);
 //   - the leg boxes use half-extents (LEG_W/2, LEG_H/2) and (0.8·LEG_W/2, LEG_H/2), friction the default 0.2;
@@ -14,13 +14,13 @@
 //     80·clip(|a|, 0, 1); actions are not otherwise clipped (the action cost clips |a| the same way);
 //   - falling (the hull touches anything) and leaving on the left replace the step reward with −100; passing
 //     x = 190·TS ends the episode without a bonus; contact flags are booleans set and cleared by Begin/EndContact.
-// Port decisions: a new b2World every reset (Gymnasium reuses one; §2.3 [D]); any sleeping walker body is woken after
-// the motors are set, since 2.4.1's setters wake bodies only on a change of value where pybox2d's 2.3 always did
-// (§3.3 [D]); randomness from the framework Rng in Gymnasium's draw order (§0), clouds skipped.
+// Port decisions (reasons: docs/envs/box2d.md): a new b2World every reset (Gymnasium reuses one); any sleeping walker
+// body is woken after the motors are set, since 2.4.1's setters wake bodies only on a change of value where pybox2d's
+// 2.3 always did; randomness from the framework Rng in Gymnasium's draw order, clouds skipped.
 // 2.3's joint-limit rule is emulated too (box2d23_limits.hpp): with 2.4.1's own limits the knees hold at their limit
-// and a walker can stand still for a whole episode, which Gymnasium's cannot. Differences that cannot be removed
-// (§3.3): 2.4.1's revolute-joint and edge-polygon solvers differ from 2.3's, so trajectories match Gymnasium only
-// statistically (§4's bands; the shifts measured: docs/RESULTS.md, "Box2D against Gymnasium").
+// and a walker can stand still for a whole episode, which Gymnasium's cannot. Differences that cannot be removed:
+// 2.4.1's revolute-joint and edge-polygon solvers differ from 2.3's, so trajectories match Gymnasium only
+// statistically (the bands of docs/envs/box2d.md; the shifts measured: docs/RESULTS.md, "Box2D against Gymnasium").
 // Unlike Gymnasium (whose TimeLimit wrapper does it), the env truncates itself after max_episode_steps agent steps,
 // also on a step that terminates (both flags set then).
 #pragma once
@@ -46,14 +46,14 @@ class ContactDetector;
 struct BipedalWalkerConfig {
   bool hardcore = false;          ///< stumps, stairs and pits (BipedalWalkerHardcore-v3)
   int64_t max_episode_steps = 0;  ///< 0: the registered limit, 1600 normal and 2000 hardcore
-  /// Wake sleeping walker bodies after setting the motors each step, as pybox2d's Box2D 2.3 setters do (§3.3).
+  /// Wake sleeping walker bodies after setting the motors each step, as pybox2d's Box2D 2.3 setters do.
   bool emulate_box2d23_wake = true;
   /// Enable each joint limit only on steps that start with the joint at or past it, as Box2D 2.3 does
   /// (box2d23_limits.hpp).
   bool emulate_box2d23_limits = true;
 };
 
-/// How the episode ended, for tests and logging (§6: "fell / finished for the walker").
+/// How the episode ended, for tests and logging.
 enum class WalkerEnd {
   none,           ///< still running, or cut by the time limit
   fell,           ///< the hull touched the ground or an obstacle (−100)
@@ -61,7 +61,7 @@ enum class WalkerEnd {
   finished,       ///< the hull's origin passed x = 190·TS = 88.67 m, the end of the course; the only success
 };
 
-/// Values that replace the Rng's draws (§0's injection hook). Every draw is still taken from the Rng, in Gymnasium's
+/// Values that replace the Rng's draws (a test hook). Every draw is still taken from the Rng, in Gymnasium's
 /// order, and then replaced, so injecting one group leaves the others as they were for that seed.
 struct BipedalWalkerDraws {
   /// The terrain generator's draws in call order, as numpy's calls return them (see bipedal::TerrainDraws); replaces

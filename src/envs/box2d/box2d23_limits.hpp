@@ -1,5 +1,5 @@
-// Box2D 2.3's revolute-joint limits, emulated on 2.4.1 (issue 29 §7). Gymnasium's pybox2d runs Box2D 2.3, whose
-// joint limit is a constraint only on the steps that begin with the joint at or past the limit
+// Box2D 2.3's revolute-joint limits, emulated on 2.4.1 (our choice: docs/envs/box2d.md). Gymnasium's pybox2d runs
+// Box2D 2.3, whose joint limit is a constraint only on the steps that begin with the joint at or past the limit
 // (b2RevoluteJoint::InitVelocityConstraints sets e_inactiveLimit otherwise): a motor can drive a joint that starts
 // inside its range far past the limit within one step, and the next steps pull it back. 2.4.1's limit is
 // speculative: it acts before the joint reaches the limit and holds it there. The walker shows it on its first

@@ -1,7 +1,7 @@
 // Gymnasium's ContactDetector, as LunarLander and BipedalWalker both use it: one body whose touching anything ends
 // the episode (the lander, the walker's hull), and two legs whose ground-contact flags BeginContact sets and
 // EndContact clears. The flags are plain booleans, not counters: a leg sliding from one terrain edge onto the next
-// may read 0 until the next BeginContact (box2d.md §1.2), which is kept.
+// may read 0 until the next BeginContact, which is kept.
 #pragma once
 #include <box2d/box2d.h>
 

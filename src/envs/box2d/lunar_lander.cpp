@@ -1,4 +1,4 @@
-// LunarLander-v3 / LunarLanderContinuous-v3 on Box2D 2.4.1 (box2d.md §1, §3); see lunar_lander.hpp.
+// LunarLander-v3 / LunarLanderContinuous-v3 on Box2D 2.4.1 (Gymnasium's lunar_lander.py); see lunar_lander.hpp.
 #include "envs/box2d/lunar_lander.hpp"
 
 #include <box2d/box2d.h>
@@ -17,8 +17,8 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// §0, §1.1. Lengths in px are divided by SCALE in double, as Python does, and rounded to float32 only where they
-// enter Box2D.
+// Gymnasium's constants. Lengths in px are divided by SCALE in double, as Python does, and rounded to float32 only
+// where they enter Box2D.
 constexpr double kScale = 30.0;
 constexpr double kFps = 50.0;
 constexpr double kW = 600.0 / kScale;  // viewport width, 20 m
@@ -39,7 +39,7 @@ constexpr uint16 kMoonCategory = 0x0001, kLanderCategory = 0x0010, kLegCategory 
 LunarLander::LunarLander(std::string id, LunarLanderConfig config)
     : id_(std::move(id)),
       config_(config),
-      // §1.4: declared by Gymnasium, never enforced.
+      // Declared by Gymnasium, never enforced.
       observation_space_(Space::box({-2.5f, -2.5f, -10.0f, -10.0f, static_cast<float>(-2 * kPi), -10.0f, 0.0f, 0.0f},
                                     {2.5f, 2.5f, 10.0f, 10.0f, static_cast<float>(2 * kPi), 10.0f, 1.0f, 1.0f})),
       action_space_(config.continuous ? Space::box({-1.0f, -1.0f}, {1.0f, 1.0f}) : Space::discrete(4)),
@@ -59,8 +59,8 @@ LunarLander::LunarLander(std::string id, LunarLanderConfig config)
 LunarLander::~LunarLander() = default;
 
 void LunarLander::build_world() {
-  // §1.2 step 1: a new world every episode (Gymnasium v3, issue #728). The old one goes first: its bodies are the
-  // ones the listener compares against.
+  // Gymnasium's reset(), step 1: a new world every episode (v3's fix for its issue #728). The old one goes first:
+  // its bodies are the ones the listener compares against.
   world_.reset();
   lander_ = moon_ = nullptr;
   legs_ = {nullptr, nullptr};
@@ -167,7 +167,7 @@ void LunarLander::build_world() {
     rjd.localAnchorA.Set(0.0f, 0.0f);
     // The anchors do not coincide at creation (B's sits 0.63 m above A's); the first step snaps the legs down.
     rjd.localAnchorB.Set(static_cast<float>(i * kLegAway / kScale), static_cast<float>(kLegDown / kScale));
-    // pybox2d's revoluteJointDef sets referenceAngle = bodyB.angle − bodyA.angle when given both bodies (§3.2 #1).
+    // pybox2d's revoluteJointDef sets referenceAngle = bodyB.angle − bodyA.angle when given both bodies.
     rjd.referenceAngle = leg->GetAngle() - lander_->GetAngle();
     rjd.enableMotor = true;
     rjd.enableLimit = true;
@@ -187,7 +187,7 @@ void LunarLander::build_world() {
 }
 
 double LunarLander::simulate(double main_power, double side_direction, double side_power, std::span<float> obs) {
-  // §1.3 step 1: wind and turbulence while airborne; their phases pause while a leg touches.
+  // Gymnasium's step(), step 1: wind and turbulence while airborne; their phases pause while a leg touches.
   if (config_.enable_wind && !(contacts_->leg_contact(0) || contacts_->leg_contact(1))) {
     const double wind = lander_wind_profile(wind_idx_) * config_.wind_power;
     ++wind_idx_;
@@ -229,7 +229,7 @@ double LunarLander::simulate(double main_power, double side_direction, double si
     for (b2RevoluteJoint* joint : joints_) apply_box2d23_limit_rule(joint);
   world_->Step(static_cast<float>(1.0 / kFps), kVelocityIterations, kPositionIterations);
 
-  // §1.4: the body origin (not the centre of mass), the centre-of-mass velocity, the unwrapped angle.
+  // Observation: the body origin (not the centre of mass), the centre-of-mass velocity, the unwrapped angle.
   const b2Vec2 pos = lander_->GetPosition();
   const b2Vec2 vel = lander_->GetLinearVelocity();
   auto& s = state_;
@@ -243,7 +243,7 @@ double LunarLander::simulate(double main_power, double side_direction, double si
   s[7] = contacts_->leg_contact(1) ? 1.0 : 0.0;
   for (size_t i = 0; i < 8; ++i) obs[i] = static_cast<float>(s[i]);
 
-  // §1.5: the shaping difference (0 on the reset step, which has no previous value), less fuel.
+  // Reward: the shaping difference (0 on the reset step, which has no previous value), less fuel.
   const double shaping = -100 * std::sqrt(s[0] * s[0] + s[1] * s[1]) - 100 * std::sqrt(s[2] * s[2] + s[3] * s[3]) -
                          100 * std::abs(s[4]) + 10 * s[6] + 10 * s[7];
   double reward = prev_shaping_ ? shaping - *prev_shaping_ : 0.0;
@@ -256,7 +256,7 @@ double LunarLander::simulate(double main_power, double side_direction, double si
 void LunarLander::reset(uint64_t seed, std::span<float> obs) {
   rng_.reseed(seed);
   build_world();
-  // §0: reset() runs one physics step with the null action and returns its observation; its reward and any
+  // As in Gymnasium, reset() runs one physics step with the null action and returns its observation; its reward and any
   // termination are discarded, and it is not an agent step.
   simulate(0.0, 0.0, 0.0, obs);
   t_ = 0;
@@ -292,7 +292,7 @@ StepResult LunarLander::step(std::span<const float> action, std::span<float> obs
   double reward = simulate(main_power, side_direction, side_power, obs);
   ++t_;
   StepResult r;
-  // §1.5: each terminal rule replaces the step's reward; the second wins when both hold.
+  // Termination: each terminal rule replaces the step's reward; the second wins when both hold.
   if (contacts_->body_touched() || std::abs(state_[0]) >= 1.0) {
     r.terminated = true;
     reward = -kTerminalReward;

@@ -1,6 +1,6 @@
-// LunarLander-v3 and LunarLanderContinuous-v3 (Gymnasium gymnasium/envs/box2d/lunar_lander.py), ported onto Box2D
-// 2.4.1 as box2d.md §0, §1 and §3 specify. A lander drops from the top centre of a 20 × 13.33 m moon with a random
-// push and must come to rest on the pad between x = 8 and x = 12. Every Gymnasium quirk the spec lists is kept:
+// LunarLander-v3 and -Continuous-v3 (Farama-Foundation/Gymnasium@3f0476a:gymnasium/envs/box2d/lunar_lander.py)
+// ported onto Box2D 2.4.1 (port notes: docs/envs/box2d.md). A lander drops from the top centre of a 20 × 13.33 m
+// moon with a random push and must come to rest on the pad between x = 8 and x = 12. Every Gymnasium quirk is kept:
 //   - reset() runs one physics step with a null action (2 dispersion draws, wind advances, prev_shaping set; its
 //     reward is discarded, and it is not an agent step);
 //   - terrain: 12 heights drawn, h[3..7] set to H/4, smoothed with 0.33 (not 1/3) and h[−1] = h[11] (Python's
@@ -11,12 +11,12 @@
 //   - the terminal rewards −100 (body contact or |x| ≥ 1) and +100 (the lander's island fell asleep) replace the
 //     step's reward; contact flags are booleans set and cleared by Begin/EndContact, not counters;
 //   - a new b2World every reset (Gymnasium v3's fix for non-determinism); no exhaust particles (render only).
-// Randomness: the framework Rng (reseeded by reset's seed) in Gymnasium's draw order (§1.2, §1.3), not numpy's
-// stream; set_draws_for_testing() substitutes chosen values for any group of draws.
-// Differences from Gymnasium that cannot be removed (§3.3): Box2D 2.4.1's revolute-joint and edge-polygon solvers
+// Randomness: the framework Rng (reseeded by reset's seed) in Gymnasium's draw order, not numpy's stream;
+// set_draws_for_testing() substitutes chosen values for any group of draws.
+// Differences from Gymnasium that cannot be removed: Box2D 2.4.1's revolute-joint and edge-polygon solvers
 // differ from pybox2d's 2.3 (only 2.3's joint-limit rule is emulated, box2d23_limits.hpp), so trajectories agree
-// with Gymnasium only statistically (§4's bands); random play scores about 25 lower (docs/RESULTS.md, "Box2D
-// against Gymnasium").
+// with Gymnasium only statistically (the bands of docs/envs/box2d.md); random play scores about 25 lower
+// (docs/RESULTS.md, "Box2D against Gymnasium").
 // Unlike Gymnasium (whose TimeLimit wrapper does it), the env truncates itself after max_episode_steps agent steps,
 // also on a step that terminates (both flags set then).
 #pragma once
@@ -51,7 +51,7 @@ struct LunarLanderConfig {
   bool emulate_box2d23_limits = true;
 };
 
-/// How the episode ended, for tests and logging (§6 "info reports the terminal cause").
+/// How the episode ended, for tests and logging.
 enum class LanderEnd {
   none,           ///< still running, or cut by the time limit
   crashed,        ///< the lander body touched the moon (−100)
@@ -59,7 +59,7 @@ enum class LanderEnd {
   landed,         ///< the lander and legs fell asleep (+100); the only success
 };
 
-/// Values that replace the Rng's draws (§0's injection hooks). Every draw is still taken from the Rng, in
+/// Values that replace the Rng's draws (test hooks). Every draw is still taken from the Rng, in
 /// Gymnasium's order, and then replaced, so overriding one group leaves all the others as they were for that seed.
 struct LunarLanderDraws {
   std::optional<std::array<double, 12>> heights;       ///< terrain h[0..11] in m (normally U(0, H/2))
@@ -68,13 +68,13 @@ struct LunarLanderDraws {
   std::optional<std::array<double, 2>> dispersion;     ///< the two U(−1, 1) draws of every step, before the /30
 };
 
-/// A fixture as Box2D holds it, for tests of §1.2's constants.
+/// A fixture as Box2D holds it, for tests of Gymnasium's fixture constants.
 struct LanderFixtureInfo {
   float friction, restitution, density;
   uint16_t category, mask;
 };
 
-/// A leg joint as Box2D holds it, for tests of §1.2 step 7 (referenceAngle included).
+/// A leg joint as Box2D holds it, for tests of the leg joints (referenceAngle included).
 struct LanderJointInfo {
   float reference_angle, lower_angle, upper_angle, max_motor_torque, motor_speed;
   std::array<float, 2> local_anchor_a, local_anchor_b;

@@ -1,4 +1,4 @@
-// What pushes LunarLander around besides gravity and contacts (spec: box2d.md §1.2 step 6, §1.3 items 1, 3-5): the
+// What pushes LunarLander around besides gravity and contacts (Gymnasium's lunar_lander.py reset() and step()): the
 // engine impulses, a pure function of the lander's pose and the step's two dispersion draws, and the wind and
 // turbulence profile. Kept apart from the world so that the geometry (the 17-vs-14 side-engine lever included) and
 // the wind formula can be checked without one. Gymnasium evaluates these in Python doubles from the float32 body

@@ -1,6 +1,7 @@
-// Which observation elements the -P (positions) and -V (velocities) variants of the Box2D tasks keep (box2d.md §5.1).
-// LunarLander: pomdp-baselines' LunarLander-{P,V}-v0 split, leg contacts kept in both. BipedalWalker has no
-// published split; by analogy with pomdp-baselines' Walker2DBullet: lidar measures range geometry, so it counts as a
+// Which observation elements the -P (positions) and -V (velocities) variants of the Box2D tasks keep.
+// LunarLander: the LunarLander-{P,V}-v0 split of twni2016/pomdp-baselines@28cb5dd:envs/pomdp/__init__.py, leg
+// contacts kept in both. BipedalWalker has no published split; ours (docs/envs/box2d.md), by analogy with
+// pomdp-baselines' WalkerBLT (Walker2DBullet) split: lidar measures range geometry, so it counts as a
 // position (option lidar_in_p) and is never in V; contacts belong to P (option contacts_in_v adds them to V).
 #pragma once
 #include <string_view>

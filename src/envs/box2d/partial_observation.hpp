@@ -1,6 +1,6 @@
-// The Box2D tasks made partially observable (box2d.md §5): a fixed index mask (pomdp-baselines' POMDPWrapper: -P
-// keeps positions and angles, -V velocities), i.i.d. Gaussian noise on the observation (the KF paper's protocol) and
-// optionally on continuous actions (KF App. H). Physics, rewards and terminations see the true state.
+// The Box2D tasks made partially observable: a fixed index mask (pomdp-baselines' POMDPWrapper: -P keeps positions
+// and angles, -V velocities), i.i.d. Gaussian noise on the observation (the protocol of KF paper §5.3, App. F) and
+// optionally on continuous actions (KF paper App. H). Physics, rewards and terminations see the true state.
 #pragma once
 #include <memory>
 #include <string>
@@ -21,7 +21,7 @@ struct PartialObservationConfig {
 
 /// Noise is drawn for the *full* obs on every reset and step from the wrapper's own stream (seeded from the episode
 /// seed), and only then masked: F, P and V runs with one seed share the noise on their common elements, and the env's
-/// own draws (terrain, dispersion) are unchanged by it (box2d.md §5.2 port rules).
+/// own draws (terrain, dispersion) are unchanged by it (our choice: docs/envs/box2d.md).
 class PartialObservation final : public Wrapper {
  public:
   /// Throws EnvError (naming the env) on an index outside the full obs, a negative sigma, or action noise on a

@@ -1,11 +1,11 @@
-// Best-Arm identification, the KF paper's task (Luis et al., Sec. 5.2; spec: kf.md §5.1; the paper's code is not
-// public, so the spec's recommendations fill its gaps and are stated here). Each episode hides an arm with mean
-// μ ~ U(−0.5, 0.5) and noise σ ~ U(sigma_low, sigma_high) (training U(0, 2); out of distribution U(2, 3)).
-// Actions Discrete(3): 0 requests a sample y ~ N(μ, σ²) at reward −request_cost and observes it; 1 declares μ > 0,
-// 2 declares μ < 0, which ends the episode with +10 if right and −10 if wrong. 1000 steps without a decision end it
-// with −10. Obs: Box(1), the latest sample; 0 at reset (kf.md's recommendation: no information, and a_{-1} = 0 tells
-// the start apart). The decision step ends the MDP (terminated), and so does the 1000-step limit, since it carries
-// the penalty (the task's own end, not a cut-off). Success: a right decision.
+// Best-Arm identification, the task of KF paper §5.2 (Fig. 3-5; the paper's code is not public, so our choices fill its
+// gaps and are stated here and in docs/envs/best_arm.md). Each episode hides an arm with mean μ ~ U(−0.5, 0.5) and
+// noise σ ~ U(sigma_low, sigma_high) (training U(0, 2); out of distribution U(2, 3)). Actions Discrete(3): 0 requests a
+// sample y ~ N(μ, σ²) at reward −request_cost and observes it; 1 declares μ > 0, 2 declares μ < 0, which ends the
+// episode with +10 if right and −10 if wrong. 1000 steps without a decision end it with −10. Obs: Box(1), the latest
+// sample; 0 at reset (our choice: no information, and a_{-1} = 0 tells the start apart). The decision step ends the MDP
+// (terminated), and so does the 1000-step limit, since it carries the penalty (the task's own end, not a cut-off).
+// Success: a right decision.
 #pragma once
 #include <string>
 
@@ -24,7 +24,7 @@ class BestArm final : public Env {
  public:
   using Config = BestArmConfig;
   static constexpr int64_t kMaxSteps = 1000;
-  static constexpr float kDecisionReward = 10.0f;  ///< +10 right, −10 wrong or out of time (kf.md §5.1, item 12)
+  static constexpr float kDecisionReward = 10.0f;  ///< +10 right (KF paper §5.2); −10 wrong or out of time (our choice)
 
   BestArm(std::string id, BestArmConfig config);
 

@@ -1,6 +1,6 @@
-// The apple-collecting distractor phase between the cue and the reward in Visual Match and Key-to-Door (Memory-RL
-// common.distractor_phase; spec: envs.md C.1). Its job in the task is to fill the delay with rewarding work that has
-// nothing to do with the cue, so the memory must hold the cue through it.
+// The apple-collecting distractor phase between the cue and the reward in Visual Match and Key-to-Door
+// (twni2016/Memory-RL@c9b8b39:envs/key_to_door/common.py, distractor_phase and AppleDrape). Its job in the task is to
+// fill the delay with rewarding work that has nothing to do with the cue, so the memory must hold the cue through it.
 //
 //   ###########      The player starts at (5, 5); 10 of the 22 checkerboard cells 'a' (row + col even, the start
 //   #a a a a a#      excluded) hold an apple, chosen uniformly per episode. Walls '#' block; apples do not.

@@ -1,6 +1,6 @@
-// Key-to-Door (Memory-RL envs/key_to_door/key_to_door.py through tvt_wrapper.KeyToDoor with the "SR" reward room,
-// a port of DeepMind's TVT pycolab task; spec: envs.md C.1, C.4). Three phases on 7×11 boards, seen through the 5×5
-// RGB window centred on the player (pycolab_view.hpp), actions Discrete(4) = N, S, W, E:
+// Key-to-Door (twni2016/Memory-RL@c9b8b39:envs/key_to_door/key_to_door.py through tvt_wrapper.KeyToDoor with the "SR"
+// reward room, a port of DeepMind's TVT pycolab task; docs/envs/memory_rl.md). Three phases on 7×11 boards, seen
+// through the 5×5 RGB window centred on the player (pycolab_view.hpp), actions Discrete(4) = N, S, W, E:
 //   1. explore: a walled room; the key lies on one of its 10 upper cells (rows 1-2, cols 3-7, uniform), the player
 //      starts on one of its 10 lower cells (rows 4-5, uniform), the two halves joined through row 3 cols 4-6. Stepping
 //      on the key picks it up (has_key, which later phases see) and hides it; on that frame only, a white indicator
@@ -16,7 +16,7 @@
 // Both: apple reward 1, 10 apples, respawn after 20 frames.
 // The episode lasts explore + D + reward steps and ends terminated (Memory-RL's finite_horizon_terminal). Success (on
 // the last step only, as the reference's info["success"]): the reward phase paid more than 0. Return = apples eaten +
-// final_reward · success, within [0, #apples + final] (envs.md Part E).
+// final_reward · success, within [0, #apples + final].
 //
 // Deliberate difference from the reference: its key cell, start cell and apple cells come from numpy's global
 // generator, each drawn when its phase is built; here all come from the env's Rng, reseeded by reset(seed), at reset

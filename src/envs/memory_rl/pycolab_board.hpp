@@ -1,4 +1,4 @@
-// The pycolab board shared by Memory-RL's credit-assignment tasks (Visual Match, Key-to-Door; spec: envs.md C.1):
+// The pycolab board shared by Memory-RL's credit-assignment tasks (Visual Match, Key-to-Door):
 // every phase is a 7×11 grid of ASCII characters, drawn from ASCII art. A Board holds one such grid: a phase's
 // backdrop, or the frame pycolab rendered from it (backdrop, then sprites and drapes in z-order). The player walks as
 // pycolab's MazeWalker does: one cell per action, blocked by the board's edge and by the impassable characters of the

@@ -1,9 +1,9 @@
-// What the agent sees of a pycolab board (envs.md C.1): the 5×5 window centred on the player, each character as its
-// RGB colour, CHW order. pycolab's ScrollingCropper (5×5, scroll margins (2, 2), pad ' ') keeps the player in the
-// centre cell: a 1-cell move puts it one cell inside a margin, and the window pans back; each phase starts centred.
-// Cells beyond the board show the background ' '. Colours: pycolab triples (0..1000 per component), which the
-// Memory-RL env maps to uint8 as trunc(c · 255 / 1000); the wrapper transposes HWC to CHW and flattens C-major, so
-// the 75 values are the 25 reds row by row, then the greens, then the blues.
+// What the agent sees of a pycolab board (Memory-RL envs/key_to_door/common.py get_cropper, env.py): the 5×5 window
+// centred on the player, each character as its RGB colour, CHW order. pycolab's ScrollingCropper (5×5, scroll margins
+// (2, 2), pad ' ') keeps the player in the centre cell: a 1-cell move puts it one cell inside a margin, and the window
+// pans back; each phase starts centred. Cells beyond the board show the background ' '. Colours: pycolab triples
+// (0..1000 per component), which the Memory-RL env maps to uint8 as trunc(c · 255 / 1000); the wrapper transposes HWC
+// to CHW and flattens C-major, so the 75 values are the 25 reds row by row, then the greens, then the blues.
 #pragma once
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The numbers that set up a pycolab task's story: phase lengths and the final reward, per env.options.variant (SHM's
 // pomdp-baselines registration or Memory-RL's configs), with env.options.distractor_length overriding the distractor
-// phase. Visual Match and Key-to-Door each pass their two rows (envs.md C.2-C.4).
+// phase. Visual Match and Key-to-Door each pass their two rows.
 #pragma once
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
-// The clock of a pycolab Story of three chapters (explore, distractor, reward) as Memory-RL's TimerSprite runs it
-// (envs.md C.1). Each phase counts frames from 0; building a phase runs a frame-0 pass with no action. Every agent step
-// is frame + 1, and the timer, updated last, ends the phase once frame >= its length, so a phase lasts exactly that
-// many steps. The step that ends a phase returns the next phase's first (frame-0) observation, never the old phase's
-// last frame; the step that ends the reward phase ends the episode with that phase's last frame.
+// The clock of a pycolab Story of three chapters (explore, distractor, reward) as Memory-RL's TimerSprite
+// (envs/key_to_door/common.py) runs it. Each phase counts frames from 0; building a phase runs a frame-0 pass with no
+// action. Every agent step is frame + 1, and the timer, updated last, ends the phase once frame >= its length, so a
+// phase lasts exactly that many steps. The step that ends a phase returns the next phase's first (frame-0) observation,
+// never the old phase's last frame; the step that ends the reward phase ends the episode with that phase's last frame.
 #pragma once
 #include <array>
 

@@ -1,4 +1,4 @@
-// T-maze, passive and active (Memory-RL envs/tmaze.py, TMazeClassicPassive / TMazeClassicActive; spec: envs.md C.5).
+// T-maze, passive and active (twni2016/Memory-RL@c9b8b39:envs/tmaze.py, TMazeClassicPassive / TMazeClassicActive).
 // A corridor x = 0..o+Lc on y = 0 with two goal cells (o+Lc, ±1) at its end. The goal side is shown once, at the
 // oracle cell x = 0: in the reset obs (passive, o = 0) or after one step back from the start x = 1 (active, o = 1).
 // The agent must carry it Lc + 1 steps and turn to the right side on the last step. Memory-RL's ambiguous obs

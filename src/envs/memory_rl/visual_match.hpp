@@ -1,6 +1,6 @@
-// Visual Match, passive and active (Memory-RL envs/key_to_door/visual_match.py through tvt_wrapper.VisualMatch, a
-// port of DeepMind's TVT pycolab task; spec: envs.md C.1-C.3). Three phases on 7×11 boards, seen through the 5×5 RGB
-// window centred on the player (pycolab_view.hpp), actions Discrete(4) = N, S, W, E:
+// Visual Match, passive and active (twni2016/Memory-RL@c9b8b39:envs/key_to_door/visual_match.py through
+// tvt_wrapper.VisualMatch, a port of DeepMind's TVT pycolab task; docs/envs/memory_rl.md). Three phases on 7×11 boards,
+// seen through the 5×5 RGB window centred on the player (pycolab_view.hpp), actions Discrete(4) = N, S, W, E:
 //   1. explore: one cell shows the episode's target colour, which the agent must remember.
 //      Passive: the player sits at (2, 5), walled in by the 8 surrounding cells, one of which (uniform, diagonals
 //      included) is the colour; every move is blocked, the colour is always in view.
@@ -21,7 +21,7 @@
 // same settings with the active explore grid (the reference's passive=False).
 // The episode lasts explore + D + reward steps and ends terminated (Memory-RL's finite_horizon_terminal). Success (on
 // the last step only, as the reference's info["success"]): the reward phase paid more than 0. Return = apples eaten +
-// final_reward · success, within [0, #apples + final] (envs.md Part E).
+// final_reward · success, within [0, #apples + final].
 //
 // Deliberate differences from the reference:
 // - Random draws: the reference draws the target from the instance's unseeded RandomState and the target cell, start

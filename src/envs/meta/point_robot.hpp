@@ -1,10 +1,10 @@
-// Point Robot, the pomdp-baselines meta-RL toy (envs/meta/toy_navigation/point_robot.py, SparsePointEnv, id
-// PointRobotSparse-v0) in its original and SHM forms, inside pomdp-baselines' VariBadWrapper with k = 2 episodes per
-// task (spec: envs.md F.1, F.3, F.4). A point must find a hidden goal g on the upper unit semicircle, the task:
-// s ← s + a, reward 1 while ‖s − g‖ ≤ goal_radius, else 0. One episode of ours is the wrapper's whole BAMDP episode:
-// two inner episodes of H steps on the same task, each from a fresh random start s₀ = [U(−1.5, 1.5), U(−0.5, 1.5)]
-// (it may lie on the semicircle, even inside the goal radius), so a memory carries what the first one found into the
-// second.
+// Point Robot (twni2016/pomdp-baselines@28cb5dd:envs/meta/toy_navigation/point_robot.py, SparsePointEnv, id
+// PointRobotSparse-v0), the pomdp-baselines meta-RL toy in its original and SHM forms, inside pomdp-baselines'
+// VariBadWrapper (envs/meta/wrappers.py) with k = 2 episodes per task (docs/envs/meta.md). A point must find a hidden
+// goal g on the upper unit semicircle, the task: s ← s + a, reward 1 while ‖s − g‖ ≤ goal_radius, else 0. One episode
+// of ours is the wrapper's whole BAMDP episode: two inner episodes of H steps on the same task, each from a fresh
+// random start s₀ = [U(−1.5, 1.5), U(−0.5, 1.5)] (it may lie on the semicircle, even inside the goal radius), so a
+// memory carries what the first one found into the second.
 // Task sets as the reference builds them (NumpyLegacyRng, so the goal lists and splits equal the papers'): the
 // constructor draws the parent PointEnv's n placeholder goals (discarded), a start state (reset_task(0)), the angles
 // U(0, π) of the n goals (cos, sin) and a row shuffle, another start state; the learner's np.random.permutation then

@@ -1,5 +1,5 @@
-// The task split of a meta-RL env (pomdp-baselines' learner, envs.md F.1): the learner's np.random.permutation of the
-// n tasks gives train = perm[:n_train] and eval = perm[n_train:] (the reference's perm[−n_eval:], the same with
+// The task split of a meta-RL env (pomdp-baselines@28cb5dd:policies/learner.py): the learner's np.random.permutation of
+// the n tasks gives train = perm[:n_train] and eval = perm[n_train:] (the reference's perm[−n_eval:], the same with
 // n_train + n_eval = n as in every paper config). Training episodes draw a task uniformly from their split; the
 // reference's evaluation instead plays every eval task once (and train_tasks[:n_eval]), which pin() serves.
 #pragma once

@@ -1,13 +1,13 @@
-// Wind, the pomdp-baselines meta-RL toy (envs/meta/toy_navigation/wind.py) in its original and SHM forms (spec:
-// envs.md F.1, F.2, F.4). A point starts at (0, 0) and must reach a hidden fixed goal (0, 1) under a hidden constant
-// wind w, the task: s ← s + a + w, reward 1 while ‖s − (0, 1)‖ ≤ goal_radius, else 0, for H steps. The agent infers w
-// from how its actions move it (a = −w hovers on the goal).
+// Wind, the pomdp-baselines meta-RL toy (twni2016/pomdp-baselines@28cb5dd:envs/meta/toy_navigation/wind.py) in its
+// original and SHM forms (docs/envs/meta.md). A point starts at (0, 0) and must reach a hidden fixed goal (0, 1) under
+// a hidden constant wind w, the task: s ← s + a + w, reward 1 while ‖s − (0, 1)‖ ≤ goal_radius, else 0, for H steps.
+// The agent infers w from how its actions move it (a = −w hovers on the goal).
 // Task sets as the reference builds them: np.random.seed(1337), then [U(−W, W), U(−W, W)] per task, and the learner's
 // np.random.permutation splits them into train = perm[:n_train] and eval = perm[−n_eval:] (NumpyLegacyRng, so the
 // lists equal the papers'). Each episode plays a task drawn uniformly from its split (env.options.task_split; the
 // off-policy trainer's evaluation envs use the eval split).
 //   original (pomdp-baselines): 60 tasks, W = 0.08, H = 75, radius 0.03, 40 train / 20 eval;
-//   shm (SHM paper): 200 tasks, W = 0.1, H = 100, radius 0.01, 50/150 (or train_tasks = 10: 10/190).
+//   shm (SHM paper §4.1, SHM's code): 200 tasks, W = 0.1, H = 100, radius 0.01, 50/150 (or train_tasks = 10: 10/190).
 // Actions: Box(−1, 1, (2,)), mapped as pomdp-baselines' VariBadWrapper does onto the env's Box(−0.1, 0.1) float32:
 // clip to [−1, 1], lb + (a + 1)·0.5·(ub − lb), clip to [lb, ub], all in float32 as numpy computes it on the policy's
 // float32 action; the state adds that float32 value in float64. One episode per task (VariBad k = 1), so no

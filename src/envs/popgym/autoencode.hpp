@@ -1,5 +1,5 @@
 // Memory skill: store a whole sequence and recite it backwards (a stack). Follows popgym/envs/autoencode.py
-// (POPGym v1.0.7, spec in envs.md A.3).
+// (proroklab/popgym@410d5aa, v1.0.7).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,9 +1,9 @@
 // Memory skill: remember which cells were already fired at and where the hits cluster, from hit/miss feedback alone.
-// Follows popgym/envs/battleship.py (POPGym v1.0.7, spec in envs.md A.6).
+// Follows popgym/envs/battleship.py (proroklab/popgym@410d5aa, v1.0.7).
 //
-// Upstream quirks mirrored (envs.md G.6): the ships cover sum(ship_sizes) = 12 cells by default; a repeat shot on a
-// ship cell is a miss; the last of the B*B steps can be terminated and truncated at once (a sinking shot on step B*B);
-// an episode of B*B misses returns -B*B/(B*B-12), below -1. Stepping after the end continues as upstream does.
+// Upstream quirks mirrored: the ships cover sum(ship_sizes) = 12 cells by default; a repeat shot on a ship cell is a
+// miss; the last of the B*B steps can be terminated and truncated at once (a sinking shot on step B*B); an episode of
+// B*B misses returns -B*B/(B*B-12), below -1. Stepping after the end continues as upstream does.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>

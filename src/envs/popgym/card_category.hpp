@@ -1,5 +1,5 @@
 // What a card game counts or matches: a card's colour, suit or rank (popgym's deck_type "colors"/"suits"/"ranks",
-// envs.md A.0). Shared by CountRecall and Concentration.
+// popgym/core/deck.py). Shared by CountRecall and Concentration.
 #pragma once
 #include <string_view>
 

@@ -1,6 +1,6 @@
 // Shared by the CartPole families (PositionOnly, VelocityOnly, NoisyPositionOnly): gymnasium's CartPole physics
-// (classic_control/cartpole.py, envs.md D.1) plus popgym's episode bookkeeping, so the envs differ only in what
-// they observe. Header-only: step() runs once per env step and should inline.
+// (Farama-Foundation/Gymnasium@3f0476a:gymnasium/envs/classic_control/cartpole.py) plus popgym's episode bookkeeping,
+// so the envs differ only in what they observe. Header-only: step() runs once per env step and should inline.
 #pragma once
 #include <fmt/format.h>
 

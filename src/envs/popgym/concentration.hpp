@@ -1,5 +1,5 @@
 // Memory skill: remember where face-down cards lie to turn up matching pairs (the game of Concentration/Memory).
-// Follows popgym/envs/concentration.py (POPGym v1.0.7, spec in envs.md A.5).
+// Follows popgym/envs/concentration.py (proroklab/popgym@410d5aa, v1.0.7).
 #pragma once
 #include <array>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Memory skill: order-agnostic counting (a running histogram recalled on demand). Follows
-// popgym/envs/count_recall.py (POPGym v1.0.7, spec in envs.md A.4).
+// popgym/envs/count_recall.py (proroklab/popgym@410d5aa, v1.0.7).
 #pragma once
 #include <array>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// A shoe of num_decks shuffled 52-card decks, following popgym/core/deck.py (envs.md A.0). Card ids are fixed:
+// A shoe of num_decks shuffled 52-card decks (proroklab/popgym@410d5aa:popgym/core/deck.py). Card ids are fixed:
 // rank = (c mod 52) div 4 (0 = Ace .. 12 = King), suit = c mod 4 ([s, d, c, h]), colour = c mod 2 ([black, red]).
 #pragma once
 #include <cstdint>
@@ -45,7 +45,8 @@ class Deck {
     if (order.size() != order_.size()) throw std::invalid_argument("Deck::set_order: wrong number of cards");
     std::vector<char> seen(order_.size(), 0);
     for (int c : order) {
-      if (c < 0 || c >= num_cards() || seen[static_cast<size_t>(c)]) throw std::invalid_argument("Deck::set_order: not a permutation");
+      if (c < 0 || c >= num_cards() || seen[static_cast<size_t>(c)])
+        throw std::invalid_argument("Deck::set_order: not a permutation");
       seen[static_cast<size_t>(c)] = 1;
     }
     std::copy(order.begin(), order.end(), order_.begin());

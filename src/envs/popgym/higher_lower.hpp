@@ -1,5 +1,5 @@
 // Memory skill: card counting (which ranks are left in the shoe) to call the next card higher or lower. Follows
-// popgym/envs/higher_lower.py (POPGym v1.0.7, spec in envs.md A.7).
+// popgym/envs/higher_lower.py (proroklab/popgym@410d5aa, v1.0.7).
 #pragma once
 #include <array>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // Memory skill: navigation (remember where you have been to find the exit of a maze you see 3x3 at a time). Follows
-// popgym/envs/labyrinth_escape.py on popgym/core/maze.py (POPGym v1.0.7, spec in envs.md A.15); deprecated upstream:
+// popgym/envs/labyrinth_escape.py on popgym/core/maze.py (proroklab/popgym@410d5aa, v1.0.7); deprecated upstream:
 // "Maze environments have been shown to be solvable without the use of memory".
 #pragma once
 #include <span>

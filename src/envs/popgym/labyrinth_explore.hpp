@@ -1,5 +1,5 @@
 // Memory skill: navigation (remember which parts of a maze seen 3x3 at a time are explored). Follows
-// popgym/envs/labyrinth_explore.py on popgym/core/maze.py (POPGym v1.0.7, spec in envs.md A.15); deprecated upstream:
+// popgym/envs/labyrinth_explore.py on popgym/core/maze.py (proroklab/popgym@410d5aa, v1.0.7); deprecated upstream:
 // "Maze environments have been shown to be solvable without the use of memory".
 #pragma once
 #include <span>

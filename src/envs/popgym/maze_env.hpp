@@ -1,6 +1,6 @@
 // Shared core of the Labyrinth envs, following popgym/core/maze.py (MazeEnv) and the maze generator it uses,
 // mazelib 0.9.16's HuntAndKill with hunt_order="random" plus Maze.generate_entrances(start_outer=True)
-// (POPGym v1.0.7, spec in envs.md A.15). Upstream draws from Python's global `random` and numpy's global RNG; here
+// (proroklab/popgym@410d5aa, v1.0.7). Upstream draws from Python's global `random` and numpy's global RNG; here
 // the env's own Rng drives the same algorithm, so mazes follow the same distribution but not the same numbers.
 #pragma once
 #include <array>
@@ -22,8 +22,8 @@ struct MazeConfig {
   std::array<int, 2> maze_dims = {10, 10};
   /// L: every step costs -1/L.
   int episode_length = 1024;
-  /// Upstream quirk (envs.md G.10): the 3x3 view is clipped at the top/left edges and padded at the bottom/right
-  /// only, so on the top row or left column it is shifted instead of centred. true centres it (out-of-grid = wall).
+  /// Upstream quirk: the 3x3 view is clipped at the top/left edges and padded at the bottom/right only, so on the top
+  /// row or left column it is shifted instead of centred. true centres it (out-of-grid = wall).
   bool centered_view = false;
   /// Upstream quirk: truncated is set at step L-1, so at most L-1 steps are taken and the minimum return is
   /// -(L-1)/L. true truncates at step L instead.

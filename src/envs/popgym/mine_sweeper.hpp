@@ -1,12 +1,12 @@
 // Memory skill: remember which cells were already clicked and what their mine counts said, from counts alone.
-// Follows popgym/envs/minesweeper.py (POPGym v1.0.7, spec in envs.md A.8).
+// Follows popgym/envs/minesweeper.py (proroklab/popgym@410d5aa, v1.0.7).
 //
-// Upstream details mirrored (envs.md G.5): the count includes the clicked cell itself (so clicking a mine shows at
-// least 1); a mine click is scored -0.5-1/L and terminates, a re-click -0.5/(L-2), a new clear cell +1/L
-// (L = cells - mines), so viewing every clear cell returns exactly 1 and view + L-2 re-clicks + mine returns -1.
-// v1.0.7 truncates at step L unless that step terminated. Config::off_by_one_truncation restores the bug of
-// popgym <= 1.0.6 (the copy vendored by SHM): truncated = (steps taken before this one == L), so an episode can run
-// L+1 steps and truncated can accompany terminated. Stepping after the end continues as upstream does.
+// Upstream details mirrored: the count includes the clicked cell itself (so clicking a mine shows at least 1); a mine
+// click is scored -0.5-1/L and terminates, a re-click -0.5/(L-2), a new clear cell +1/L (L = cells - mines), so viewing
+// every clear cell returns exactly 1 and view + L-2 re-clicks + mine returns -1. v1.0.7 truncates at step L unless that
+// step terminated. Config::off_by_one_truncation restores the bug of popgym <= 1.0.6 (the copy vendored by SHM):
+// truncated = (steps taken before this one == L), so an episode can run L+1 steps and truncated can accompany
+// terminated. Stepping after the end continues as upstream does.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>

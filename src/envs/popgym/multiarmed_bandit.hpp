@@ -1,5 +1,5 @@
 // Memory skill: estimate each arm's payout rate by averaging noisy outcomes over the episode (explore, then exploit).
-// Follows popgym/envs/multiarmed_bandit.py (POPGym v1.0.7, spec in envs.md A.9).
+// Follows popgym/envs/multiarmed_bandit.py (proroklab/popgym@410d5aa, v1.0.7).
 //
 // Upstream details mirrored: each arm's payout probability is a float32 U[0,1) drawn at reset; a pull pays when a
 // float64 U[0,1) draw is below it, and popgym compares the two in float32 (numpy >= 2 casts the Python float to the

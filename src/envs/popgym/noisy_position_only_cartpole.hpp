@@ -1,7 +1,7 @@
 // Memory skill: filter noisy position readings over time and infer the velocities from them (CartPole with x_dot and
 // theta_dot removed and Gaussian noise on x and theta). Follows popgym/envs/noisy_position_only_cartpole.py
-// ("NoisyStatelessCartPole" in the paper; envs.md A.12) on top of position_only_cartpole.py and gymnasium's
-// classic_control/cartpole.py (envs.md D.1).
+// ("NoisyStatelessCartPole" in the POPGym paper) on top of position_only_cartpole.py and gymnasium's
+// classic_control/cartpole.py.
 #pragma once
 #include <array>
 #include <nlohmann/json.hpp>

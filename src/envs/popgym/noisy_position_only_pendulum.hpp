@@ -1,7 +1,7 @@
-// Memory skill: filter noisy angle readings over time and infer the angular velocity from them (gymnasium Pendulum
-// with theta_dot removed and Gaussian noise on cos and sin). Follows popgym/envs/noisy_position_only_pendulum.py
-// ("NoisyStatelessPendulum" in the paper; envs.md A.14) on top of position_only_pendulum.py and gymnasium's
-// classic_control/pendulum.py (envs.md D.2).
+// Memory skill: filter noisy angle readings over time and infer the angular velocity from them (gymnasium Pendulum with
+// theta_dot removed and Gaussian noise on cos and sin). Follows popgym/envs/noisy_position_only_pendulum.py
+// ("NoisyStatelessPendulum" in the POPGym paper) on top of position_only_pendulum.py and gymnasium's
+// classic_control/pendulum.py.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <span>

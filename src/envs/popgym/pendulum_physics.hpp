@@ -1,5 +1,6 @@
-// Shared by PositionOnlyPendulum and NoisyPositionOnlyPendulum: gymnasium's Pendulum (classic_control/pendulum.py,
-// envs.md D.2) plus popgym's reward transform and truncation. Header-only: step() runs once per env step.
+// Shared by PositionOnlyPendulum and NoisyPositionOnlyPendulum: gymnasium's Pendulum
+// (Farama-Foundation/Gymnasium@3f0476a:gymnasium/envs/classic_control/pendulum.py) plus popgym's reward transform and
+// truncation. Header-only: step() runs once per env step.
 #pragma once
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // Memory skill: estimate velocities by integrating positions over time (CartPole with x_dot and theta_dot removed).
-// Follows popgym/envs/position_only_cartpole.py ("StatelessCartPole" in the paper) on top of gymnasium's
-// classic_control/cartpole.py (envs.md A.10 and D.1).
+// Follows popgym/envs/position_only_cartpole.py ("StatelessCartPole" in the POPGym paper) on top of gymnasium's
+// classic_control/cartpole.py.
 #pragma once
 #include <array>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 // Memory skill: estimate the angular velocity from successive angles to swing up and balance a pendulum (gymnasium
-// Pendulum with theta_dot removed). Follows popgym/envs/position_only_pendulum.py ("StatelessPendulum" in the
-// paper; envs.md A.13) on top of gymnasium's classic_control/pendulum.py (envs.md D.2).
+// Pendulum with theta_dot removed). Follows popgym/envs/position_only_pendulum.py ("StatelessPendulum" in the POPGym
+// paper) on top of gymnasium's classic_control/pendulum.py.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <span>

@@ -1,5 +1,5 @@
 // Memory skill: hold one item for the whole episode (recall the first suit seen). Follows popgym/envs/repeat_first.py
-// (POPGym v1.0.7, spec in envs.md A.1).
+// (proroklab/popgym@410d5aa, v1.0.7).
 #pragma once
 #include <array>
 #include <nlohmann/json.hpp>

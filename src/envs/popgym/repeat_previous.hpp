@@ -1,6 +1,6 @@
-// Memory skill: a sliding window of length k (recall the suit seen k-1 observations before the current one).
-// Follows popgym/envs/repeat_previous.py (POPGym v1.0.7, spec in envs.md A.2; note upstream's k is off by one
-// relative to its docstring, and we keep upstream's behaviour).
+// Memory skill: a sliding window of length k (recall the suit seen k-1 observations before the current one). Follows
+// popgym/envs/repeat_previous.py (proroklab/popgym@410d5aa, v1.0.7; note upstream's k is off by one relative to its
+// docstring, and we keep upstream's behaviour).
 #pragma once
 #include <array>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
-// Memory skill: integrate velocities over time to track positions (CartPole with x and theta removed).
-// Follows popgym/envs/velocity_only_cartpole.py (added in v1.0.3, not in the paper; envs.md A.11) on top of
-// gymnasium's classic_control/cartpole.py (envs.md D.1). Registered upstream as popgym-VelocityOnlyCartpole<Level>-v0
-// (lowercase p), hence our ids popgym/VelocityOnlyCartpole<Level>.
+// Memory skill: integrate velocities over time to track positions (CartPole with x and theta removed). Follows
+// popgym/envs/velocity_only_cartpole.py (added in v1.0.3, not in the POPGym paper) on top of gymnasium's
+// classic_control/cartpole.py. Registered upstream as popgym-VelocityOnlyCartpole<Level>-v0 (lowercase p), hence our
+// ids popgym/VelocityOnlyCartpole<Level>.
 #pragma once
 #include <array>
 #include <nlohmann/json.hpp>
@@ -15,8 +15,8 @@ namespace rlm::envs::popgym {
 
 struct VelocityOnlyCartPoleConfig {
   int max_episode_length = 200;  ///< L: truncated at step L; every surviving step pays 1/L
-  /// Upstream quirk (envs.md G.8): reset() returns the *positions* [x, theta] while every step returns the
-  /// velocities [x_dot, theta_dot]. false mirrors upstream; true fixes it (the reset obs holds the velocities too).
+  /// Upstream quirk: reset() returns the *positions* [x, theta] while every step returns the velocities [x_dot,
+  /// theta_dot]. false mirrors upstream; true fixes it (the reset obs holds the velocities too).
   bool reset_obs_velocities = false;
 };
 
