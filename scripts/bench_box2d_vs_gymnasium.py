@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Times Gymnasium's Box2D tasks on this machine and compares them with our C++ ports (src/envs/box2d).
 
-Usage:  PYTHON scripts/bench_box2d_vs_gymnasium.py CPP_BENCH_JSON [CPP_BENCH_JSON ...] [--seconds S]
+Usage:  PYTHON -m scripts.bench_box2d_vs_gymnasium CPP_BENCH_JSON [CPP_BENCH_JSON ...] [--seconds S]
             [--json OUT] [--markdown OUT]
 CPP_BENCH_JSON is what `rlm_env_bench --json` wrote (several files are merged; e.g.
 `./build/rlm_env_bench --filter box2d/ --json /tmp/cpp_box2d.json`). PYTHON needs gymnasium[box2d] (the pybox2d wheel
 box2d==2.3.10), e.g. the reference venv of scripts/record_gymnasium_box2d.py:
-    python3 -m venv /work/refs/gym-box2d-venv && /work/refs/gym-box2d-venv/bin/pip install "gymnasium[box2d]"
+    python3 -m venv ~/gym-box2d-venv && ~/gym-box2d-venv/bin/pip install "gymnasium[box2d]"
 `./rlm bench envs` runs it when RLM_GYMNASIUM_PYTHON names that Python, writing
 build/bench/box2d_vs_gymnasium.{json,md}.
 
@@ -19,15 +19,13 @@ drawn before the clock starts. Prints steps/s for both and their ratio.
 """
 import argparse
 import json
-import os
 import statistics
 import sys
 
 import gymnasium as gym
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_timing  # noqa: E402
+from scripts import bench_timing
 
 IDS = {  # our id -> Gymnasium's
     "box2d/LunarLander": "LunarLander-v3",

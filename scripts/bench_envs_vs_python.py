@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times the reference package (popgym==1.0.7) on this machine and compares it with our C++ envs.
 
-Usage: .venv/bin/python scripts/bench_envs_vs_python.py CPP_BENCH_JSON [--seconds S] [--json OUT] [--markdown OUT]
+Usage: .venv/bin/python -m scripts.bench_envs_vs_python CPP_BENCH_JSON [--seconds S] [--json OUT] [--markdown OUT]
 CPP_BENCH_JSON is what `rlm_env_bench --json` wrote in the same run (./rlm bench does both). Both sides step one
 environment id single-threaded with random valid actions and reset when an episode ends; the C++ figure is its
 "raw_16envs_1thread" column (VecEnv API, no wrappers), the Python one a plain env.step loop on the unwrapped
@@ -10,16 +10,12 @@ Only the popgym/ ids are timed; the other suites' references are timed by script
 """
 import argparse
 import json
-import os
 import statistics
-import sys
 
 import gymnasium as gym
-import numpy as np
 import popgym  # noqa: F401
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_timing  # noqa: E402
+from scripts import bench_timing
 
 
 def gym_id(canonical):
@@ -60,7 +56,8 @@ def main():
     ratios = [r["ratio"] for r in rows]
     summary = {"median_ratio": statistics.median(ratios), "min_ratio": min(ratios),
                "min_ratio_id": min(rows, key=lambda r: r["ratio"])["id"]}
-    print(f"median ratio {summary['median_ratio']:.0f}x, lowest {summary['min_ratio']:.0f}x ({summary['min_ratio_id']})")
+    print(f"median ratio {summary['median_ratio']:.0f}x, "
+          f"lowest {summary['min_ratio']:.0f}x ({summary['min_ratio_id']})")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, **summary}, f, indent=2)

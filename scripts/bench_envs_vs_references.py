@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times the reference implementations of the non-POPGym envs on this machine and compares them with our C++ envs.
 
-Usage:  PYTHON scripts/bench_envs_vs_references.py CPP_BENCH_JSON [CPP_BENCH_JSON ...]
+Usage:  PYTHON -m scripts.bench_envs_vs_references CPP_BENCH_JSON [CPP_BENCH_JSON ...]
             --memory-rl PATH --pomdp-baselines PATH [--seconds S] [--json OUT] [--markdown OUT]
 CPP_BENCH_JSON is what `rlm_env_bench --json` wrote (several files, e.g. from runs with different --filter, are
 merged). PYTHON needs what the reference code imports: numpy<1.24 and pycolab==1.2 (Memory-RL's pycolab tasks), gym,
@@ -38,10 +38,9 @@ import types
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import record_memory_rl_pycolab as pycolab_rec  # noqa: E402  (our recording script: shims and construction)
-import record_pomdp_baselines as meta_rec  # noqa: E402
-import bench_timing  # noqa: E402
+from scripts import bench_timing
+from scripts import record_memory_rl_pycolab as pycolab_rec  # our recording script: shims and construction
+from scripts import record_pomdp_baselines as meta_rec
 
 NO_REFERENCE = {"kf/BestArm": "no public reference implementation"}
 TMAZE_CORRIDOR = 10  # env.options.corridor_length default

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PPO training throughput of rlm against the Python frameworks a researcher would use instead, same task and settings.
 
-Usage: .venv/bin/python scripts/bench_peers.py [--rounds R] [--iterations K]
+Usage: .venv/bin/python -m scripts.bench_peers [--rounds R] [--iterations K]
                                                [--only ours,ours-bf16,sb3,sb3-gru,memorax]
                                                [--rlm PATH] [--json FILE] [--markdown FILE] [--cpu N]
 (`./rlm bench peers [options]` runs it with the build folder's rlm and writes build/bench/peers.{json,md}; the plain

@@ -2,9 +2,10 @@
 """Time the gradient step of the reference recurrent SAC / SAC-Discrete
 (twni2016/pomdp-baselines, `ModelFreeOffPolicy_Separate_RNN.update`) on CPU.
 
-The reference is NOT vendored: it is imported from a checkout given by --repo.
+The reference is NOT vendored: it is imported from a checkout given by --repo
+(git clone https://github.com/twni2016/pomdp-baselines, then git checkout 28cb5dd).
 
-    .venv/bin/python scripts/bench_pomdp_baselines.py --repo /work/refs/pomdp-baselines \
+    .venv/bin/python -m scripts.bench_pomdp_baselines --repo ../pomdp-baselines \
         --algo sacd --obs-dim 4 --action-dim 4 --threads 1 --json out.json
 
 What is timed: `agent.update(batch)` exactly as `policies/learner.py::Learner.update`

@@ -139,7 +139,7 @@ stage_learn() {
       status=1
     fi
   done
-  "$PYTHON" scripts/learn_summary.py "$work/runs" --csv "$RESULTS/learn_curves.csv" | tee "$RESULTS/learn_summary.txt"
+  "$PYTHON" -m scripts.learn_summary "$work/runs" --csv "$RESULTS/learn_curves.csv" | tee "$RESULTS/learn_summary.txt"
   tar -czf "$RESULTS/learn_logs.tar.gz" --exclude=checkpoints -C "$work" .
 }
 

@@ -7,7 +7,7 @@ return, and the first step at which charts/episode_return_mean reached each thre
 also writes every iteration of every run in long form (run, step, and the metrics below), for plots and
 docs/RESULTS.md.
 
-  python3 scripts/learn_summary.py RUNS_DIR... [--thresholds 0,0.9] [--csv FILE]
+  python3 -m scripts.learn_summary RUNS_DIR... [--thresholds 0,0.9] [--csv FILE]
 """
 import argparse
 import csv

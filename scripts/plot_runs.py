@@ -11,20 +11,19 @@ a group is labelled by the config keys that differ between groups (e.g. "model.m
 `./rlm plot ARGS...` runs this script with the project's .venv/bin/python and passes ARGS through unchanged, in
 the caller's folder. Writes OUT_DIR/<tag with '/' replaced by '__'>.<format> for every metric and prints one line
 per file written; --dump-groups prints the groups as JSON (label -> run folders) and plots nothing. Errors are one
-line on stderr, "plot: ...", with exit status 2. Needs numpy and matplotlib only (no PyYAML: config.yaml is read
-by the small parser below, which knows the subset of YAML that `rlm train` writes).
+line on stderr, "plot: ...", with exit status 2. Needs numpy, matplotlib and PyYAML (all in the project's .venv).
 """
 
 import argparse
 import json
 import math
 import os
-import re
 import sys
 import tempfile
 
-import numpy as np
 import matplotlib
+import numpy as np
+import yaml
 
 matplotlib.use("Agg")  # no display on training machines; before anything imports a backend
 from matplotlib.figure import Figure  # noqa: E402  (Figure without pyplot: no global figure state to leak)
@@ -46,41 +45,21 @@ class PlotError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# config.yaml: a YAML subset (nested mappings by indentation, scalars, flow lists, block lists of scalars)
+# config.yaml
 # ---------------------------------------------------------------------------------------------------------------
 
-_KEY_LINE = re.compile(r"""^("[^"]*"|'[^']*'|[^\s:#'"][^:#]*?)\s*:(?:\s+(.*))?$""")
+def _canonical(value):
+    """A value in one spelling, so equal values compare equal (0.00030 == 3e-4, [64,64] == [64, 64], True == true).
 
-
-def _strip_comment(line):
-    """The line without a trailing '# comment' ('#' starts one only at the start or after a space, outside quotes)."""
-    quote = None
-    for i, c in enumerate(line):
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "\"'" and (i == 0 or line[i - 1] in " \t:[,{-"):
-            quote = c
-        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
-            return line[:i]
-    return line
-
-
-def _unquote(text):
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    return text
-
-
-def _scalar(text):
-    """A scalar's text in one spelling, so equal values compare equal (0.00030 == 3e-4, [64,64] == [64, 64])."""
-    text = text.strip()
-    if text.startswith("[") and text.endswith("]") and "[" not in text[1:-1] and "{" not in text[1:-1]:
-        items = [item for item in (_scalar(part) for part in text[1:-1].split(",")) if item != ""]
-        return "[" + ", ".join(items) + "]"
-    if text and text[0] in "\"'":
-        return _unquote(text)
-    if text in ("~", "null", "Null", "NULL"):
+    Scalars come in as the text of the file (yaml.BaseLoader): YAML 1.1's own resolution would read 3e-4 as a string
+    and "off" as false, so numbers and booleans are recognised here instead.
+    """
+    if isinstance(value, list):
+        return "[" + ", ".join(_canonical(item) for item in value) + "]"
+    if isinstance(value, dict):
+        raise ValueError("a mapping inside a list")
+    text = value.strip()
+    if text in ("~", "null", "Null", "NULL", ""):
         return ""
     if text in ("true", "True", "TRUE", "false", "False", "FALSE"):
         return text.lower()
@@ -95,63 +74,29 @@ def _scalar(text):
 
 
 def parse_config_yaml(text):
-    """config.yaml flattened to {"model.memory.type": "gru", ...}; ValueError on anything outside the subset."""
+    """config.yaml flattened to {"model.memory.type": "gru", ...}; ValueError when it is not a YAML mapping."""
+    try:
+        document = yaml.load(text, Loader=yaml.BaseLoader)
+    except yaml.YAMLError as e:
+        raise ValueError(str(e)) from None
+    if not isinstance(document, dict):
+        raise ValueError("not a mapping")
     flat = {}
-    # The open mappings, innermost last: [indent of its key, dotted path, indent of its children or None, list items].
-    stack = [[-1, "", None, None]]
 
-    def close(entry):
-        if entry[3] is not None:
-            flat[entry[1]] = "[" + ", ".join(entry[3]) + "]"
-        elif entry[2] is None:
-            flat[entry[1]] = ""  # "key:" with nothing under it is null
+    def walk(node, prefix):
+        for key, value in node.items():
+            path = f"{prefix}.{key}" if prefix else key
+            if isinstance(value, dict) and value:
+                walk(value, path)
+            else:
+                flat[path] = "" if isinstance(value, dict) else _canonical(value)
 
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = _strip_comment(raw).rstrip()
-        body = line.strip()
-        if not body or body in ("---", "..."):
-            continue
-        indent = len(line) - len(line.lstrip(" "))
-        if line[indent] == "\t":
-            raise ValueError(f"line {number}: tab in indentation")
-        top = stack[-1]
-        if body == "-" or body.startswith("- "):
-            # A block list item belongs to the last open key, at its indent or deeper; only lists of scalars.
-            item = body[1:].strip()
-            if top[1] == "" or indent < top[0] or top[2] is not None or _KEY_LINE.match(item) or item == "":
-                raise ValueError(f"line {number}: unsupported list item")
-            top[3] = (top[3] or []) + [_scalar(item)]
-            continue
-        match = _KEY_LINE.match(body)
-        if not match:
-            raise ValueError(f"line {number}: not 'key: value'")
-        while stack[-1][0] >= indent:
-            close(stack.pop())
-        parent = stack[-1]
-        if parent[3] is not None:
-            raise ValueError(f"line {number}: key after a list")
-        if parent[2] is None:
-            parent[2] = indent
-        elif indent != parent[2]:
-            raise ValueError(f"line {number}: indentation does not match its siblings")
-        key = _unquote(match.group(1).strip())
-        path = f"{parent[1]}.{key}" if parent[1] else key
-        value = match.group(2)
-        if value is None or value.strip() == "":
-            stack.append([indent, path, None, None])
-        elif value.strip()[0] in "|>&*!":
-            raise ValueError(f"line {number}: unsupported YAML ({value.strip()[0]})")
-        elif value.strip()[0] in "[{" and value.strip()[-1] != {"[": "]", "{": "}"}[value.strip()[0]]:
-            raise ValueError(f"line {number}: flow collection over several lines")
-        else:
-            flat[path] = _scalar(value)
-    while len(stack) > 1:
-        close(stack.pop())
+    walk(document, "")
     return flat
 
 
 def read_config(run_dir):
-    """The run's flattened config, or None when config.yaml is missing or outside the subset we parse."""
+    """The run's flattened config, or None when config.yaml is missing or not a YAML mapping."""
     try:
         with open(os.path.join(run_dir, "config.yaml"), encoding="utf-8") as f:
             return parse_config_yaml(f.read())
@@ -219,7 +164,7 @@ def display_names(run_dirs):
     """A short name per run: its folder name, or the path given when two runs share a folder name."""
     names = [os.path.basename(os.path.normpath(run_dir)) for run_dir in run_dirs]
     return {run_dir: (name if names.count(name) == 1 else os.path.normpath(run_dir))
-            for run_dir, name in zip(run_dirs, names)}
+            for run_dir, name in zip(run_dirs, names, strict=True)}
 
 
 def fallback_label(runs, names):

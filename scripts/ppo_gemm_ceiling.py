@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The fastest PPO can possibly run in `./rlm bench peers`' setting on this CPU: the time of its matrix products alone.
 
-Usage: .venv/bin/python scripts/ppo_gemm_ceiling.py [--threads N] [--repeats R] [--dtype float32|bfloat16]
+Usage: .venv/bin/python -m scripts.ppo_gemm_ceiling [--threads N] [--repeats R] [--dtype float32|bfloat16]
                                                      [--sb3 STEPS_PER_S] [--json FILE]
 
 Every Linear of the peers' network (scripts/bench_peers.py: 10 -> 128 -> 128 -> GRU 256 -> actor and critic
@@ -21,11 +21,9 @@ the ceiling of `experiment.cpu_matmul: bf16` (only meaningful on a CPU that mult
 import argparse
 import json
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_peers import EPISODE_LENGTH, SETTINGS, trained_steps_per_iteration  # noqa: E402
+from scripts.bench_peers import EPISODE_LENGTH, SETTINGS, trained_steps_per_iteration
 
 OBS_SIZE = 10  # PreviousAction + Antialias, flattened one-hot (bench_peers.py)
 ACTIONS = 4    # RepeatPreviousEasy: Discrete(4)

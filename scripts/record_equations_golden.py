@@ -2,18 +2,18 @@
 """Records golden traces of the two memory cells that have no public code, from their papers' equations.
 
 Usage (project venv):
-  .venv/bin/python scripts/record_equations_golden.py [--only CASE[,CASE]] [--out DIR] [--no-checks]
+  .venv/bin/python -m scripts.record_equations_golden [--only CASE[,CASE]] [--out DIR] [--no-checks]
 Writes tests/data/memory_golden/<case>.pt and <case>.json in the format of scripts/record_memory_golden.py (issue 29
 §4; tests/data/memory_golden/README.md). Needs torch and numpy only.
 
-The KF layer (papers/001, Luis et al., "Uncertainty Representations in State-Space Layers for Deep RL under Partial
-Observability") and the spiking-gate cell (papers/004, "Spiking Neuron as Discrete Gating for Long-Term Memory Tasks")
-have no public code, so this script implements the papers' equations itself, in float64 torch ops run step by step
-(the sequential form of each recurrence, not a scan), written from the papers and not from rlm's C++. Gradients come
-from torch's float64 autograd through those equations; the spike's backward is the paper's surrogate derivative
-(a torch.autograd.Function). Every section and equation number in the comments below refers to the paper's text in
-/work/shared/papers/. Where a paper leaves a choice open, the choice is the one rlm's config that reproduces the paper
-makes, and the json's "choices" list says so.
+The KF layer (the KF paper, Luis et al., "Uncertainty Representations in State-Space Layers for Deep RL under Partial
+Observability") and the spiking-gate cell (the spiking paper, "Spiking Neuron as Discrete Gating for Long-Term Memory
+Tasks") have no public code, so this script implements the papers' equations itself, in float64 torch ops run step by
+step (the sequential form of each recurrence, not a scan), written from the papers and not from rlm's C++. Gradients
+come from torch's float64 autograd through those equations; the spike's backward is the paper's surrogate derivative
+(a torch.autograd.Function). Every section and equation number below refers to the paper of its part: (a) the KF
+paper (arXiv:2409.16824 v1), (b) the spiking paper (both in docs/REFERENCES.md). Where a paper leaves a choice open,
+the choice is the one rlm's config that reproduces the paper makes, and the json's "choices" list says so.
 
 Cases (each with a fixed seed; the sizes of the config that reproduces the paper):
   kf_kf_paper                   KF layer, vSSM+KF (the paper's model), configs/offpolicy/sacd_kf_popgym.yaml (the runs
@@ -47,16 +47,29 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_memory_golden import (  # noqa: E402  (the format helpers of §1's recorder)
-    B, BIG, PREFIX, ROOT, T, _fill_scalar, fill_values, layout_meta, prepare_recording, results_meta,
-    sample_index, save, segments, starts_tensor)
+from scripts.record_memory_golden import (  # the format helpers of the authors'-code recorder
+    BIG,
+    PREFIX,
+    ROOT,
+    B,
+    T,
+    _fill_scalar,
+    fill_values,
+    layout_meta,
+    prepare_recording,
+    results_meta,
+    sample_index,
+    save,
+    segments,
+    starts_tensor,
+)
 
 PROG = "record_equations_golden.py"
-KF_PAPER = "papers/001_db5c26c4db2f02de.txt (anonymous version of Luis, Bottero, Vinogradska, Berkenkamp, Peters, " \
-           "\"Uncertainty Representations in State-Space Layers for Deep RL under Partial Observability\", TMLR 2025)"
-SPIKING_PAPER = "papers/004_5608fcd34624549b.txt (anonymous, \"Spiking Neuron as Discrete Gating for Long-Term " \
-                "Memory Tasks\", under review)"
+KF_PAPER = "KF paper (docs/REFERENCES.md): Luis, Bottero, Vinogradska, Berkenkamp, Peters, \"Uncertainty " \
+           "Representations in State-Space Layers for Deep RL under Partial Observability\", TMLR 2025, " \
+           "arXiv:2409.16824 v1"
+SPIKING_PAPER = "spiking paper (docs/REFERENCES.md): anonymous, \"Spiking Neuron as Discrete Gating for Long-Term " \
+                "Memory Tasks\", ICLR submission under review"
 # A spike flips if float32 rounding moves m − V_th across 0. The recorder keeps every |m − V_th| of the recorded run
 # at least this far from 0 (float32 errors of m reach ~5e-7 here); see the json's gate_margin.
 MIN_GATE_MARGIN = 1e-5
@@ -88,7 +101,7 @@ def linear(x, p, name):
 
 
 # ----------------------------------------------------------------------------------------------------------------------
-# (a) The KF layer, papers/001.
+# (a) The KF layer, KF paper.
 
 def kf_coefficients(p, variant):
     """Discrete-time a = diag(A), β = diag(B) and q = diag(Σ^p) of one layer.
@@ -215,13 +228,13 @@ def kf_case(variant):
                 f"{'' if variant == 'kf' else ' with model.memory.kf.variant=' + variant})",
                 "state: rlm Kf state tensors = state_in/<i> as recorded (no transform)"]
     choices = [
-        "input index: the paper's predict (Eq. 1, 2, 4) reads u_{t−1}; the config uses u_t (input_lag 0, research/"
-        "kf.md §1.3: u and w both come from h_t, and h_t already holds a_{t−1})" if variant != "kf_u" else
-        "no input u (vSSM+KF-u, §5.1)",
-        "positivity of Σ^o_t: r = softplus(r̃) + 1e-6 (not in the paper; kf.md §1.3, rlm's)",
-        "positivity of Σ^p: q = softplus(q̃), init q̃ = ln(e − 1) so that Σ^p = I (not in the paper; kf.md §1.4)",
-        "Ã = −exp(A_log) learnable, B̃ learnable (the paper says only 'init'; Mamba's parameterisation, kf.md §1.4)",
-        "projections with biases (not in the paper; kf.md §1.3), PyTorch default init (the config's init torch)",
+        "input index: the paper's predict (Eq. 1, 2, 4) reads u_{t−1}; the config uses u_t (input_lag 0, rlm's "
+        "choice: u and w both come from h_t, and h_t already holds a_{t−1})" if variant != "kf_u" else
+        "no input u (vSSM+KF-u, KF paper §5.1)",
+        "positivity of Σ^o_t: r = softplus(r̃) + 1e-6 (not in the paper; rlm's choice)",
+        "positivity of Σ^p: q = softplus(q̃), init q̃ = ln(e − 1) so that Σ^p = I (not in the paper; rlm's choice)",
+        "Ã = −exp(A_log) learnable, B̃ learnable (the paper says only 'init'; Mamba's parameterisation)",
+        "projections with biases (not in the paper; rlm's choice), PyTorch default init (the config's init torch)",
         "episode start: the belief is reset to N(0, I) and the step's predict and update run from it",
     ]
     state = ["state 0: posterior mean x⁺ [B, N=128] (vSSM: its state x [B, 128]), float32"]
@@ -245,7 +258,8 @@ def kf_case(variant):
         semantics_extra=(
             "Equations, float64, one step at a time: a = exp(Δ Ã), β = expm1(Δ Ã)/Ã ⊙ B̃ (ZOH), Ã = −exp(A_log), "
             "Δ = softplus(Δ̃), q = softplus(Σ^p_raw); u_t = W_u h_t + b, w_t = W_w h_t + b, "
-            "r_t = softplus(W_r h_t + b) + 1e-6; predict x⁻ = a x⁺ + β u_t, P⁻ = a² P⁺ + q (Eq. 4); gain k = P⁻/(P⁻ + r_t) (Eq. 6); update "
+            "r_t = softplus(W_r h_t + b) + 1e-6; predict x⁻ = a x⁺ + β u_t, P⁻ = a² P⁺ + q (Eq. 4); "
+            "gain k = P⁻/(P⁻ + r_t) (Eq. 6); update "
             "x⁺ = x⁻ + k (w_t − x⁻), P⁺ = (1 − k) P⁻ (Eq. 5); z_t = W_z x⁺_t + b. vSSM: x_t = a x_{t−1} + β u_t, "
             "z_t = W_z x_t + b; vSSM+KF-u: no u and no B̃. At an episode start the belief is N(0, I) before the "
             "step."),
@@ -253,7 +267,7 @@ def kf_case(variant):
 
 
 # ----------------------------------------------------------------------------------------------------------------------
-# (b) The spiking-gate cell, papers/004.
+# (b) The spiking-gate cell, spiking paper.
 
 class AtanSpike(torch.autograd.Function):
     """s = Θ(z), the Heaviside step (Eq. 7), whose backward is the surrogate gradient §4.2 defines: 'the derivative of
@@ -344,8 +358,8 @@ def spiking_run(p, x, states, starts, v_th, highway_form="product", margins=None
 def spiking_case(mode):
     D, N = 64, 1024
     O = N
-    torch_linear = "PyTorch nn.Linear default init U(±1/sqrt(fan_in)) (not in the paper; research/spiking.md §1.9 " \
-                   "[R], rlm's init torch_default)"
+    torch_linear = "PyTorch nn.Linear default init U(±1/sqrt(fan_in)) (not in the paper; rlm's choice, init " \
+                   "torch_default)"
     maps = [("W_x_re", "Re W_x: the value written to h and the skip path of the output highway (Eq. 9)"),
             ("W_x_im", "Im W_x"),
             ("W_i", "W_i: the input current u_t of the input-gate neurons (Eq. 7, App. A)"),
@@ -400,7 +414,8 @@ def spiking_case(mode):
             "forget gate: the input-dependent c_t of Eq. (10) (the paper does not say which c_t each experiment "
             "used; the config's forget_gate input_dependent)",
             "Eq. (10)'s |ĉ| 'implemented as sqrt(|·|² + 1)' in both the tanh and the denominator: "
-            "c = ĉ tanh(r)/r, r = sqrt(|ĉ|² + 1) (research/spiking.md §1.3 [R]; rlm's magnitude_in_tanh true)",
+            "c = ĉ tanh(r)/r, r = sqrt(|ĉ|² + 1) (App. A after Eq. 10; both places: rlm's choice, magnitude_in_tanh "
+            "true)",
             "1/τ_m = sigmoid(logit), one vector per gate (input, output), init 0.5 (App. F.3) (the paper: 'a "
             "learnable vector in (0, 1)'; rlm's leak_logit [2, N_h])",
             "output highway as the product ŷ = s^out h + (1 − s^out) W_x x (the highway form; Eq. 9 gives the case "

@@ -2,16 +2,16 @@
 """Records reference statistics of Gymnasium's own Box2D tasks (pybox2d, Box2D 2.3) for our Box2D 2.4.1 ports.
 
 Run with a Python that has gymnasium[box2d] (not the project venv, which CI builds), e.g.:
-    python3 -m venv /work/refs/gym-box2d-venv
-    /work/refs/gym-box2d-venv/bin/pip install "gymnasium[box2d]"  # pybox2d's wheel box2d==2.3.10 (swig: from source)
-    /work/refs/gym-box2d-venv/bin/python scripts/record_gymnasium_box2d.py [--n 1000] [--only SUBSTRING]
+    python3 -m venv ~/gym-box2d-venv
+    ~/gym-box2d-venv/bin/pip install "gymnasium[box2d]"  # pybox2d's wheel box2d==2.3.10 (swig: from source)
+    ~/gym-box2d-venv/bin/python -m scripts.record_gymnasium_box2d [--n 1000] [--only SUBSTRING]
         [--check-episodes 20] [--out tests/data/box2d/gymnasium_reference.json]
 About 5 minutes on one core at n = 1000 (the walker cells take most of it).
 
 Writes tests/data/box2d/gymnasium_reference.json, read by tests/box2d/test_gymnasium_reference.cpp. Our envs and
-Gymnasium's cannot share trajectories (pybox2d wraps Box2D 2.3, we build on 2.4.1, and each side draws from its own
-RNG: numpy PCG64 here, the framework Rng there; docs: /work/shared/research/box2d.md §3.3, §4), so what is recorded
-is distributional. For each cell of box2d.md §4's table (env x policy), over the env seeds 0..n-1:
+Gymnasium's cannot share trajectories (pybox2d wraps Box2D 2.3, we build on 2.4.1, whose joint-limit solver and
+edge-polygon collision differ, and each side draws from its own RNG: numpy PCG64 here, the framework Rng there), so
+what is recorded is distributional. For each cell of CELLS below (env x policy), over the env seeds 0..n-1:
   - the episode return: mean, sd (population), standard error sd/sqrt(n), and every return (for distribution tests);
   - the episode length: mean and sd;
   - LunarLander only: the agent step on which a leg first touches the ground (first_contact, -1 if never), its rate,
@@ -22,14 +22,15 @@ is distributional. For each cell of box2d.md §4's table (env x policy), over th
 and, per env configuration, the reset observation over the same seeds: per-element mean, sd, min, max and the 5%
 and 95% quantiles.
 
-Episode protocol (box2d.md §1.6, §2.7, §4): env = gymnasium.make(id, **kwargs) (with its TimeLimit), reset(seed=s), then
-the policy until terminated or truncated. Policies:
-  - heuristic: the controllers of box2d.md §1.6 (LunarLander) and §2.7 (BipedalWalker), written below from the spec
-    in double precision, as tests/box2d/*_policies.hpp are; the walker gets a zero action on its first step and the
-    heuristic from the second step on (Gymnasium's demo loop). The first --check-episodes episodes of every heuristic
+Episode protocol: env = gymnasium.make(id, **kwargs) (with its TimeLimit), reset(seed=s), then the policy until
+terminated or truncated. Policies:
+  - heuristic: Gymnasium's controllers (Farama-Foundation/Gymnasium@3f0476a:gymnasium/envs/box2d/, heuristic in
+    lunar_lander.py, BipedalWalkerHeuristics in bipedal_walker.py), rewritten below in double precision, as
+    tests/box2d/*_policies.hpp are; the walker gets a zero action on its first step and the heuristic from the second
+    step on (Gymnasium's demo loop). The first --check-episodes episodes of every heuristic
     cell also run Gymnasium's own controllers (lunar_lander.heuristic, bipedal_walker.BipedalWalkerHeuristics)
     beside ours on the same observations and record how far their actions differ ("heuristic_check"): the
-    reference rollouts are driven by the spec's controller, and the check shows that it is Gymnasium's.
+    reference rollouts are driven by our copy of the controller, and the check shows that it acts as Gymnasium's.
   - random: uniform valid actions (Discrete(4) uniform; Box uniform on [-1, 1]^d) from numpy's default_rng seeded
     with 1_000_000 + s for episode s (the policy's own stream, separate from the env's).
 Terminal causes are read from the env after the terminal step: game_over set -> crashed / fell; otherwise a -100
@@ -55,7 +56,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "tests", "data", "box2d", "gymnasium_reference.json")
 POLICY_SEED_BASE = 1_000_000
 
-# Cells of box2d.md §4 (name -> Gymnasium id, constructor kwargs, policy). The name is what the C++ test looks up.
+# Cells (name -> Gymnasium id, constructor kwargs, policy). The name is what the C++ test looks up.
 CELLS = {
     "lunar_lander_discrete_heuristic": ("LunarLander-v3", {}, "heuristic"),
     "lunar_lander_continuous_heuristic": ("LunarLanderContinuous-v3", {}, "heuristic"),
@@ -80,7 +81,7 @@ LANDER_CAUSES = ("landed", "crashed", "out_of_bounds", "truncated")
 WALKER_CAUSES = ("finished", "fell", "out_of_bounds", "truncated")
 
 
-# ---- the controllers, from box2d.md §1.6 and §2.7 (double precision) ----
+# ---- Gymnasium's controllers, lunar_lander.heuristic and bipedal_walker.BipedalWalkerHeuristics (in double) ----
 def lander_todo(s):
     s = [float(v) for v in s]
     angle_targ = min(max(0.5 * s[0] + s[2], -0.4), 0.4)
@@ -106,7 +107,7 @@ def lander_heuristic(s, continuous):
 
 
 class WalkerHeuristic:
-    """§2.7's three-state gait; a fresh one per episode."""
+    """BipedalWalkerHeuristics' three-state gait; a fresh one per episode."""
     STAY, PUT, PUSH = 1, 2, 3
     SPEED, SKA0 = 0.29, 0.1
 

@@ -2,7 +2,7 @@
 """Records golden traces of memory cells, run through the authors' own code, for the C++ memory tests.
 
 Usage (project venv; the checkouts are the authors' repositories, as clones or exported trees):
-  .venv/bin/python scripts/record_memory_golden.py --ffm PROROKLAB_FFM --shm THAIHUNGLE_SHM --popgym PROROKLAB_POPGYM
+  .venv/bin/python -m scripts.record_memory_golden --ffm PROROKLAB_FFM --shm THAIHUNGLE_SHM --popgym PROROKLAB_POPGYM
       --sam THAIHUNGLE_SAM [--ffm-commit SHA] [--shm-commit SHA] [--popgym-commit SHA] [--sam-commit SHA]
       [--only CASE[,CASE]] [--out DIR]
 Only the checkouts the selected cases read are required.
@@ -31,11 +31,12 @@ What each case records (flat dict of tensors, torch.save; T = 32 steps, B = 4 co
   grad/param/<name>, grad/input, grad/state_in/<i> for loss = (output * projection).sum().
 The authors' forward has no reset input, so RLlib's semantics are emulated: each column is cut at its episode starts
 and every segment runs through their batched forward with batch 1, the first from state_in (unless the column starts
-at t = 0), the later ones from the authors' initial state (zeros; STM's learned one); the outputs are concatenated. state_in is the state
-after a random 7-step prefix (prefix_input) run from the initial state.
-Tensors over 65,536 elements (16,384 for STM) are not stored: a parameter (and the projection) is overwritten before recording with a
-splitmix64 fill that C++ regenerates from the seed and bound in the json (fill_values below); a gradient that large is
-stored as 4096 sampled entries (grad_index/, grad_sample/) plus its float64 sum of squares (grad_sumsq/). A few large
+at t = 0), the later ones from the authors' initial state (zeros; STM's learned one); the outputs are concatenated.
+state_in is the state after a random 7-step prefix (prefix_input) run from the initial state.
+Tensors over 65,536 elements (16,384 for STM) are not stored: a parameter (and the projection) is overwritten before
+recording with a splitmix64 fill that C++ regenerates from the seed and bound in the json (fill_values below); a
+gradient that large is stored as 4096 sampled entries (grad_index/, grad_sample/) plus its float64 sum of squares
+(grad_sumsq/). A few large
 results are sampled the same way (SAMPLED_RESULTS); SHM's pre-`out` read is stored whole instead of its output.
 Deterministic: two runs write identical files.
 """
@@ -670,7 +671,7 @@ def record_case(name, ck):
         else:
             out[k] = v
             results_info[k] = {"shape": list(v.shape), "stored": "whole"}
-    for (pname, p), g, info in zip(case["params"], g_params, params_info):
+    for (pname, _), g, info in zip(case["params"], g_params, params_info):
         if g is None:  # not used by the recorded path at all (STM's relational-memory parameters in the Atari path)
             info["grad_stored"] = "none"
             continue

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records golden trajectories from Memory-RL's environments (twni2016/Memory-RL) for the C++ replay tests.
 
-Usage:  python scripts/record_memory_rl.py --memory-rl PATH_TO_MEMORY_RL_CHECKOUT
+Usage:  python -m scripts.record_memory_rl --memory-rl PATH_TO_MEMORY_RL_CHECKOUT
 Needs numpy, gym and matplotlib (Memory-RL's envs/tmaze.py imports them); any gym works, the env is used directly.
 Writes tests/data/memory_rl/<Name>.json.
 

@@ -2,7 +2,7 @@
 """Records golden trajectories and sampling statistics from Memory-RL's pycolab tasks (twni2016/Memory-RL,
 envs/key_to_door: Passive/Active Visual Match and Key-to-Door) for the C++ tests.
 
-Usage:  PYTHON scripts/record_memory_rl_pycolab.py --memory-rl PATH_TO_MEMORY_RL_CHECKOUT
+Usage:  PYTHON -m scripts.record_memory_rl_pycolab --memory-rl PATH_TO_MEMORY_RL_CHECKOUT
 PYTHON needs pycolab==1.2, numpy<1.24 (pycolab 1.2 hands a generator to np.vstack, which numpy 2 refuses; Memory-RL
 pins numpy 1.23.0) and gym (any version: tvt_wrapper only subclasses gym.Env), e.g. a venv with
 `pip install pycolab==1.2 numpy==1.23.5 gym==0.26.2`. Writes tests/data/memory_rl/<Env>_<variant>_D<D>.json (golden
@@ -19,8 +19,9 @@ Shims, in this process only (the reference files are run as they are):
   hand it a seeded one, so the recording is reproducible; numpy's global generator (every layout: target cell, start
   cell, key cell, apples) is seeded per episode.
 
-Settings (envs.md C.2-C.4): variant "shm" = SHM's pomdp-baselines registrations (VM 15/D/10, final 10; KtD 10/D/3,
-final 10), "original" = Memory-RL's configs (VM 15/D/15, final 5; KtD 15/D/10, final 5); apple reward 1.0, 10 apples,
+Settings: variant "shm" = SHM's pomdp-baselines registrations (VM 15/D/10, final 10; KtD 10/D/3, final 10;
+thaihungle/SHM@651f9e2:pomdp-baselines/envs/credit_assign/), "original" = Memory-RL's configs (VM 15/D/15, final 5;
+KtD 15/D/10, final 5; twni2016/Memory-RL@c9b8b39:configs/envs/{visual_match,keytodoor}.py); apple reward 1.0, 10 apples,
 respawn_every 20, the wrappers' fix_apple_reward_in_episode=True. Active VM takes the VM settings with passive=False.
 
 Per golden episode: the draws that reproduce it (read from the live pycolab engines, not from the RNG calls: pycolab's
@@ -326,7 +327,8 @@ def main():
     parser.add_argument("--instances", type=int, default=1200, help="Visual Match instances for the permutation")
     parser.add_argument("--out-dir", default=os.path.join(ROOT, "tests", "data", "memory_rl"))
     parser.add_argument("--repeats", type=int, default=1,
-                        help="episodes per policy and file; more than 1 is a larger differential check, not for the repo")
+                        help="episodes per policy and file; more than 1 is a larger differential check, "
+                             "not for the repo")
     args = parser.parse_args()
     install_shims()
     sys.path.insert(0, os.path.abspath(args.memory_rl))

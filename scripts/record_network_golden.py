@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Records the authors' whole actor-critic networks (issue 29 §2) and their initialisation statistics (§3).
+"""Records the authors' whole actor-critic networks (issue 29 §2) and their initialisation statistics (issue 29 §3).
 
 Usage (project venv; checkouts as for record_memory_golden.py, whose helpers this script imports):
-  .venv/bin/python scripts/record_network_golden.py --ffm PROROKLAB_FFM --shm THAIHUNGLE_SHM
+  .venv/bin/python -m scripts.record_network_golden --ffm PROROKLAB_FFM --shm THAIHUNGLE_SHM
       [--ffm-commit SHA] [--shm-commit SHA] [--only CASE[,CASE]] [--seeds N] [--out DIR]
 Only the checkouts the selected cases read are required. Needs torch, numpy and gymnasium; ray, gym, wandb and
 opt_einsum are not needed (small stand-ins in sys.modules, see install_network_stubs).
@@ -41,8 +41,7 @@ import warnings
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import record_memory_golden as rmg  # noqa: E402  (the memory recorder: fill, stubs, checkout loading, saving)
+from scripts import record_memory_golden as rmg  # the memory recorder: fill, stubs, checkout loading, saving
 
 ROOT = rmg.ROOT
 PROG = "record_network_golden.py"
@@ -272,8 +271,8 @@ MAPPING = {
         "core.pre.*, core.ffa.a, core.ffa.b, core.mix.* -> memory.pre.*, memory.a, memory.b, memory.mix.* (see "
         "tests/data/memory_golden ffm_outer_ffm_paper)",
         "no postprocessor (Identity) in either",
-        "actor.0.0 -> actor.0, actor.0.2 -> actor.2, actor.1 (actor_final) -> actor.4 (ours: Linear, LeakyReLU, Linear, "
-        "LeakyReLU, final in one Sequential); critic likewise",
+        "actor.0.0 -> actor.0, actor.0.2 -> actor.2, actor.1 (actor_final) -> actor.4 "
+        "(ours: Linear, LeakyReLU, Linear, LeakyReLU, final in one Sequential); critic likewise",
         "embedding_strength: unused (no embedding), grad_stored none, no counterpart in rlm"],
 }
 
@@ -321,7 +320,8 @@ def episodes(case, seed):
 def run_rllib_forward(model, case, x):
     """BaseModel.forward as RLlib's training pass calls it on B sequences of T steps, each a whole episode from the
     initial state: obs_flat [B * T, D] batch-major, state = stacked get_initial_state() (the last entry is the time
-    index t_starts = 0, which RLlib hands over as float), seq_lens [B] int32. Returns logits [T, B, A], values [T, B]."""
+    index t_starts = 0, which RLlib hands over as float), seq_lens [B] int32.
+    Returns logits [T, B, A], values [T, B]."""
     T, nb, D = x.shape
     obs_flat = x.transpose(0, 1).reshape(nb * T, D)
     state = [torch.stack([s] * nb, 0) for s in case["initial"]()] + [torch.zeros(nb, 1)]
@@ -515,7 +515,7 @@ def record_case(name, ck, seeds):
                           "what": "nn.Embedding.from_pretrained(positional_encoding(max_seq_len 1024, 128)), frozen "
                                   "(requires_grad False): rlm's sine_table buffer"}
     index_cache = {}
-    for (pname, p), g, info in zip(named, grads, params_info):
+    for (pname, _), g, info in zip(named, grads, params_info):
         if g is None:
             info["grad_stored"] = "none"  # not on the forward path (BaseModel's embedding_strength without embedding)
             continue

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records numpy's legacy RandomState outputs and pomdp-baselines' Wind task set for the C++ NumpyLegacyRng tests.
 
-Usage:  python scripts/record_numpy_legacy.py --pomdp-baselines PATH_TO_CHECKOUT
+Usage:  python -m scripts.record_numpy_legacy --pomdp-baselines PATH_TO_CHECKOUT
 Needs numpy and gym (pomdp-baselines' envs/meta/toy_navigation/wind.py imports gym and matplotlib).
 Writes tests/data/pomdp_baselines/numpy_legacy.json:
   raw: for seeds 0, 42 and 1337, the first 16 random_sample() values, then permutation(200), in that order;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records golden trajectories of pomdp-baselines' meta-RL toys (Wind, Point Robot) for the C++ replay tests.
 
-Usage:  python scripts/record_pomdp_baselines.py --pomdp-baselines PATH --shm PATH
+Usage:  python -m scripts.record_pomdp_baselines --pomdp-baselines PATH --shm PATH
   --pomdp-baselines: a checkout of twni2016/pomdp-baselines (the original variants);
   --shm: the pomdp-baselines folder of a checkout of thaihungle/SHM (the SHM paper's modified copy: its
          envs/meta/toy_navigation and configs/meta/{wind,point_robot}_50_150).
@@ -27,7 +27,8 @@ Policies (each maps the obs the agent is given to an action; values rounded to 4
 the same float32 in C++): random U(-1, 1); straight (towards the goal as fast as the action bound allows, then
 hovering: for Wind it cancels the wind); away (straight's action negated and scaled by 2.5, so the actions lie outside
 [-1, 1] and the wrapper's clip matters). Under k = 2 the policy acts on the obs it is given, so the first action of
-the second inner episode is chosen from the terminal obs and applied to the fresh start state (envs.md F.1).
+the second inner episode is chosen from the terminal obs and applied to the fresh start state (VariBadWrapper.step in
+twni2016/pomdp-baselines@28cb5dd:envs/meta/wrappers.py resets it; policies/learner.py ignores info["start_state"]).
 """
 import argparse
 import importlib.util

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records golden trajectories from the reference package (popgym==1.0.7) for the C++ replay tests.
 
-Run in the project venv:  .venv/bin/python scripts/record_popgym.py [--only FAMILY]
+Run in the project venv:  .venv/bin/python -m scripts.record_popgym [--only FAMILY]
 Writes tests/data/popgym/<Family><Level>.json (gzip-compressed as .json.gz when over 5 MB in all).
 
 For every registered id it records several seeds, each one whole episode under random actions, plus episodes under
@@ -95,7 +95,7 @@ def random_policy(env):
 
 def family_module(family):
     name = "".join("_" + c.lower() if c.isupper() else c for c in family).lstrip("_")
-    return importlib.import_module(f"popgym_golden.{name}")
+    return importlib.import_module(f"scripts.popgym_golden.{name}")
 
 
 def main():

@@ -7,7 +7,7 @@ with popgym's. This script resets popgym's envs with many seeds and records the 
 the C++ test draws the same statistics from its envs and compares the two with two-sample tests.
 
 Run in the project venv (about 2 minutes on one core; the output is deterministic):
-    .venv/bin/python scripts/record_popgym_sampling.py
+    .venv/bin/python -m scripts.record_popgym_sampling
 Writes tests/data/popgym/sampling_stats.json (about 110 KB). Episode i of every env is reset(seed=i), i = 0 ..
 episodes - 1; each env entry states its "episodes" (40,000 for most; 20,000 / 10,000 for the slow pure-Python mazes
 at Easy / Hard; 10,000 bandit episodes of 200 or 600 pulls). The Easy level of every family is recorded, and Hard as

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records popgym's get_state() along golden trajectories, for the C++ write_state() tests.
 
-Run in the project venv:  .venv/bin/python scripts/record_popgym_states.py --only FAMILY [FAMILY ...]
+Run in the project venv:  .venv/bin/python -m scripts.record_popgym_states --only FAMILY [FAMILY ...]
 Writes tests/data/popgym/states/<Family><Level>.json. Per episode (random actions, seeds 0 and 1, plus the family's
 first scripted policy with seed 0): seed, policy, initial_state (as in scripts/record_popgym.py, so the C++ env can
 restore it), actions, and states: get_state() right after reset and after every step, in the C++ raw layout

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records golden trajectories of popgym envs seen through popgym's own wrappers, for the C++ wrapper tests.
 
-Run in the project venv:  .venv/bin/python scripts/record_popgym_wrapped.py
+Run in the project venv:  .venv/bin/python -m scripts.record_popgym_wrapped
 Writes tests/data/popgym/wrapped/<Family><Level>.json for the envs in WRAPPED below, each seen as
     Markovian(Antialias(PreviousAction(env)), FULL_AND_PARTIAL)
 i.e. our make_env(id, {previous_action, antialias, markovian = "full_and_partial"}). Per episode, besides what
@@ -20,7 +20,6 @@ import warnings
 
 import gymnasium as gym
 import numpy as np
-
 from popgym.core.observability import Observability
 from popgym.envs.labyrinth_escape import LabyrinthEscapeEasy
 from popgym.envs.labyrinth_explore import LabyrinthExploreEasy

@@ -3,7 +3,7 @@
 Upstream generates mazes with Python's global `random` and numpy's global RNG, not env.np_random, so the recorder's
 DrawRecorder sees no draws (steps are deterministic anyway) and C++ restores the maze instead of regenerating it.
 """
-from popgym_golden.labyrinth_escape import first_action_towards, hidden_state, stay_action  # noqa: F401
+from scripts.popgym_golden.labyrinth_escape import first_action_towards, hidden_state, stay_action  # noqa: F401
 
 
 def scripted_policies():

@@ -6,7 +6,6 @@ Scripted policies reach both ends of the return range and the truncation step:
   reclick   the first clear cell every step: truncated at step L (v1.0.7's fixed truncation)
 """
 import numpy as np
-
 from popgym.envs.minesweeper import HiddenSquare
 
 

@@ -6,7 +6,7 @@ draws from a generator seeded like gymnasium's (checked against the state the en
 import numpy as np
 from gymnasium.utils import seeding
 
-from popgym_golden.position_only_cart_pole import scripted_policies  # noqa: F401
+from scripts.popgym_golden.position_only_cart_pole import scripted_policies  # noqa: F401
 
 
 def hidden_state(env):

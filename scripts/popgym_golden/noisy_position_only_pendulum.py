@@ -3,7 +3,7 @@ added to the obs (recovered by replaying reset()'s draws, as in noisy_position_o
 import numpy as np
 from gymnasium.utils import seeding
 
-from popgym_golden.position_only_pendulum import scripted_policies  # noqa: F401
+from scripts.popgym_golden.position_only_pendulum import scripted_policies  # noqa: F401
 
 
 def hidden_state(env):

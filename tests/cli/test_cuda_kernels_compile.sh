@@ -7,7 +7,8 @@
 set -euo pipefail
 SOURCE="$1"
 BUILD="$2"
-if [ -f "$BUILD/librlm_scan_cuda.a" ]; then
+# The build's own target, not a file: a librlm_scan_cuda.a left from an earlier configuration would hide a CPU build.
+if ninja -C "$BUILD" -t query rlm_scan_cuda >/dev/null 2>&1; then
   echo "the build compiles the CUDA kernels itself: skipped"
   exit 77
 fi

@@ -68,6 +68,22 @@ groups = json.load(open(sys.argv[1]))
 assert groups == {"model.memory.type=gru": ["runs/gru_s0", "runs/gru_s1", "runs/gru_s2"],
                   "model.memory.type=ffm": ["runs/ffm_s0", "runs/ffm_s1"]}, groups
 EOF
+# A hand-edited config that says the same in other spellings (3e-4, a block list, True) stays in its group; one with
+# another value of a key does not.
+mkdir edits
+cp -r runs/gru_s0 runs/gru_s1 edits/ && cp -r runs/gru_s1 edits/gru_edited
+sed -i 's/  lr: 0.0003/  lr: 3e-4/; s/  head_sizes: \[64, 64\]/  head_sizes:\n    - 64\n    - 6.4e1/' \
+  edits/gru_edited/config.yaml
+printf 'log:\n  tensorboard: True\n' >>edits/gru_edited/config.yaml
+printf 'log:\n  tensorboard: true\n' | tee -a edits/gru_s0/config.yaml >>edits/gru_s1/config.yaml
+groups() { "$PYTHON" "$PLOT" "$@" --dump-groups | "$PYTHON" -c 'import json, sys; print(sorted(json.load(sys.stdin)))'; }
+[ "$("$PYTHON" "$PLOT" edits/gru_s0 edits/gru_s1 edits/gru_edited --dump-groups | grep -c '"edits/')" -eq 3 ] &&
+  [ "$(groups edits/gru_s0 edits/gru_s1 edits/gru_edited | grep -o "'" | wc -l)" -eq 2 ] ||
+  fail "equal values in other spellings should form one group: $(groups edits/gru_s0 edits/gru_s1 edits/gru_edited)"
+sed -i 's/  lr: 3e-4/  lr: 3e-3/' edits/gru_edited/config.yaml
+[ "$(groups edits/gru_s0 edits/gru_s1 edits/gru_edited)" = "['algo.lr=0.0003', 'algo.lr=0.003']" ] ||
+  fail "another lr should label its own group: $(groups edits/gru_s0 edits/gru_s1 edits/gru_edited)"
+rm -r edits
 [ "$("$PYTHON" "$PLOT" "${runs[@]}" --group-by none --dump-groups | grep -c '": \[')" -eq 5 ] ||
   fail "--group-by none should give 5 groups"
 

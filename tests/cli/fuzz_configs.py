@@ -5,7 +5,7 @@ A mutant must either train (exit 0; a run that hits the per-run time limit count
 exit 2, exactly one line on stderr that starts with "rlm: error: ", and no run folder. Anything else (exit 1, a
 crash, a signal, several lines, a folder left behind by a refused config) is a finding, printed with its mutant.
 
-Usage: scripts/fuzz_configs.py RLM_BINARY [--count N] [--seed S] [--timeout SECONDS]
+Usage: tests/cli/fuzz_configs.py RLM_BINARY [--count N] [--seed S] [--timeout SECONDS]
 The base config is the resolved config.yaml of a tiny RepeatFirstEasy run (every key present), so a mutation can
 hit any key. Standard library only.
 """
@@ -49,7 +49,7 @@ def value_type(value):
 def mutate(lines, rng):
     lines = list(lines)
     kind = rng.random()
-    value_lines = [i for i, l in enumerate(lines) if re.match(r"^\s+\w+: \S", l)]
+    value_lines = [i for i, line in enumerate(lines) if re.match(r"^\s+\w+: \S", line)]
     if kind < 0.70:  # replace one or two values
         for _ in range(rng.choice([1, 1, 2])):
             i = rng.choice(value_lines)
@@ -89,7 +89,7 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     rlm = os.path.abspath(args.rlm)
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/cli/ -> root
     work = tempfile.mkdtemp(prefix="rlm-fuzz-")
     try:
         tiny = ["experiment.name=base", "experiment.device=cpu", "experiment.torch_threads=1", "env.num_envs=4",

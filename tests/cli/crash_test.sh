@@ -9,14 +9,14 @@
 # timeout, systemd and Slurm send) or kill -9 of the whole group (a lost machine), then rerun until it finishes; each
 # run's metrics must equal those of the same sweep run without interruption.
 #
-# Usage: scripts/crash_test.sh [--quick] [--sweep] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]
+# Usage: tests/cli/crash_test.sh [--quick] [--sweep] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]
 #   (an off-policy --config, algo.type sac/sacd/td3, runs with checkpoint.replay_buffer=true)
 #   --quick   a handful of kills on a tiny run (the test suite runs this: cli.crash_resume)
 #   --kills   how many kill -9 (default 30; --quick: 4)
 #   --seed    seed of the kill schedule (default: random; printed so a failure can be replayed)
-# Anyone can run it, e.g.  scripts/crash_test.sh --kills 100 build/rlm
+# Anyone can run it, e.g.  tests/cli/crash_test.sh --kills 100 build/rlm
 set -uo pipefail
-REPO="$(cd "$(dirname "$0")/.." && pwd)"
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 PYTHON="${RLM_PYTHON:-$REPO/.venv/bin/python}"
 kills=30
 seed=$((RANDOM * 32768 + RANDOM))
