@@ -27,18 +27,18 @@ std::vector<int64_t> episode_quota(int64_t episodes, int num_envs) {
 }
 
 bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec, const std::vector<int64_t>& quota,
-                  bool deterministic, const torch::Generator& generator, bool record_transitions,
-                  const std::function<void(EpisodeRecord&&)>& on_episode, const std::function<bool()>& stop) {
+                  const torch::Generator& generator, const std::function<void(EpisodeRecord&&)>& on_episode,
+                  const EpisodeRunOptions& options) {
   const auto plan = [&quota](int env, int64_t, int64_t episodes) {
     return static_cast<size_t>(env) < quota.size() && episodes < quota[static_cast<size_t>(env)];
   };
-  return run_episodes(envs, policy, spec, plan, deterministic, generator, record_transitions, on_episode, stop);
+  return run_episodes(envs, policy, spec, plan, generator, on_episode, options);
 }
 
 bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec, const EpisodePlan& plan,
-                  bool deterministic, const torch::Generator& generator, bool record_transitions,
-                  const std::function<void(EpisodeRecord&&)>& on_episode, const std::function<bool()>& stop,
-                  const std::function<void(const StepView&)>& on_step) {
+                  const torch::Generator& generator, const std::function<void(EpisodeRecord&&)>& on_episode,
+                  const EpisodeRunOptions& options) {
+  const bool record_transitions = options.record_transitions;
   torch::NoGradGuard no_grad;
   const int n = envs.num_envs();
   const int64_t obs_size = envs.obs_size();
@@ -58,7 +58,7 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
   auto prev_rewards = torch::zeros({n}, torch::kFloat32);
   std::vector<float> env_actions(static_cast<size_t>(n * action_size));
   for (int64_t t = 0; num_active > 0; ++t) {
-    if (stop && stop()) return false;
+    if (options.stop && options.stop()) return false;
     const auto obs = torch::from_blob(const_cast<float*>(envs.obs().data()), {n, obs_size}, torch::kFloat32);
     if (record_transitions) {
       for (int i = 0; i < n; ++i) {
@@ -67,10 +67,12 @@ bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& sp
         running[static_cast<size_t>(i)].obs.insert(running[static_cast<size_t>(i)].obs.end(), o, o + obs_size);
       }
     }
-    const auto actions = policy.act(obs, prev_actions, prev_rewards, starts, deterministic, generator).contiguous();
+    const auto actions =
+        policy.act(obs, prev_actions, prev_rewards, starts, options.deterministic, generator).contiguous();
     spec.to_env_actions(actions, env_actions);
     envs.step(env_actions);
-    if (on_step) on_step({t, envs.rewards(), envs.final_obs(), envs.terminated(), envs.truncated(), active});
+    if (options.on_step)
+      options.on_step({t, envs.rewards(), envs.final_obs(), envs.terminated(), envs.truncated(), active});
 
     auto* start_flags = starts.data_ptr<bool>();
     const float* action_data = actions.data_ptr<float>();

@@ -83,19 +83,25 @@ struct StepView {
   const std::vector<uint8_t>& active;
 };
 
+/// How run_episodes plays: training rollouts, warm-up, evaluation and `rlm eval` differ only in these.
+struct EpisodeRunOptions {
+  bool deterministic = false;       ///< act with the policy's mode (evaluation) instead of sampling
+  bool record_transitions = false;  ///< fill each EpisodeRecord's obs, actions and rewards (for a replay buffer)
+  std::function<bool()> stop = {};  ///< asked before every step: true ends the run early
+  std::function<void(const StepView&)> on_step = {};  ///< sees every step right after the envs moved
+};
+
 /// Resets every env and steps them all until every env's plan says no more (an env done with its plan keeps stepping,
-/// ignored). `on_step` sees every step right after the envs moved; `on_episode` hears about each finished episode that
-/// counts, in the order they end (by env index within a step). Returns false when `stop` turned true first (checked
-/// before every step).
+/// ignored), drawing from `generator`. `on_episode` hears about each finished episode that counts, in the order they
+/// end (by env index within a step). Returns false when options.stop turned true first.
 bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec, const EpisodePlan& plan,
-                  bool deterministic, const torch::Generator& generator, bool record_transitions,
-                  const std::function<void(EpisodeRecord&&)>& on_episode, const std::function<bool()>& stop = {},
-                  const std::function<void(const StepView&)>& on_step = {});
+                  const torch::Generator& generator, const std::function<void(EpisodeRecord&&)>& on_episode,
+                  const EpisodeRunOptions& options = {});
 
 /// The plan "quota[i] whole episodes in env i".
 bool run_episodes(envs::VecEnv& envs, ActingPolicy& policy, const ActionSpec& spec, const std::vector<int64_t>& quota,
-                  bool deterministic, const torch::Generator& generator, bool record_transitions,
-                  const std::function<void(EpisodeRecord&&)>& on_episode, const std::function<bool()>& stop = {});
+                  const torch::Generator& generator, const std::function<void(EpisodeRecord&&)>& on_episode,
+                  const EpisodeRunOptions& options = {});
 
 /// n episodes spread over `num_envs` envs as evenly as possible (the first n % num_envs envs play one more).
 std::vector<int64_t> episode_quota(int64_t episodes, int num_envs);

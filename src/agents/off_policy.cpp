@@ -338,8 +338,8 @@ ResumeReport OffPolicyTrainer::resume() {
     UniformRandomPolicy random(spec_);
     std::vector<EpisodeRecord> records;
     const auto generator = generator_for(stream({kTorchStream, static_cast<uint64_t>(iteration_), 1}));
-    run_episodes(*envs_, random, spec_, episode_quota(episodes, envs_->num_envs()), false, generator, true,
-                 [&](EpisodeRecord&& r) { records.push_back(std::move(r)); });
+    run_episodes(*envs_, random, spec_, episode_quota(episodes, envs_->num_envs()), generator,
+                 [&](EpisodeRecord&& r) { records.push_back(std::move(r)); }, {.record_transitions = true});
     for (const auto& r : records) replay_->add_episode(r.obs, r.actions, r.rewards, r.terminated);
     fmt::print(
         "[train] the checkpoint holds no replay buffer (checkpoint.replay_buffer: false): refilled it with {} "
@@ -531,12 +531,12 @@ std::optional<OffPolicyTrainer::EvalResult> OffPolicyTrainer::evaluate(envs::Vec
         envs.pin_task(i, first + i);
         quota[static_cast<size_t>(i)] = 1;
       }
-      complete = run_episodes(envs, policy, spec_, quota, /*deterministic=*/true, generator, false, on_episode, stop);
+      complete = run_episodes(envs, policy, spec_, quota, generator, on_episode, {.deterministic = true, .stop = stop});
     }
     for (int i = 0; i < n; ++i) envs.pin_task(i, -1);
   } else {
     complete = run_episodes(envs, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, envs.num_envs()),
-                            /*deterministic=*/true, generator, false, on_episode, stop);
+                            generator, on_episode, {.deterministic = true, .stop = stop});
   }
   agent_->train();
   if (!complete) {
@@ -585,9 +585,9 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
         ActingPolicy& policy = warmup ? static_cast<ActingPolicy&>(random_policy) : actor_policy;
         progress.phase(
             [&] { return fmt::format("iter {}: {} episodes", iteration_ + 1, warmup ? "warm-up" : "acting"); });
-        const bool complete = run_episodes(
-            *envs_, policy, spec_, std::vector<int64_t>(envs_->num_envs(), 1), false, generator, true,
-            [&](EpisodeRecord&& r) { records.push_back(std::move(r)); }, stopped);
+        const bool complete = run_episodes(*envs_, policy, spec_, std::vector<int64_t>(envs_->num_envs(), 1), generator,
+                                           [&](EpisodeRecord&& r) { records.push_back(std::move(r)); },
+                                           {.record_transitions = true, .stop = stopped});
         agent_->train();
         if (!complete) {  // nothing of this iteration is kept: the state is the one it started from
           envs_->set_episode_counters(counters);

@@ -279,9 +279,9 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
     policy.advance();
     r.steps = t + 1;
   };
-  const bool complete = run_episodes(
-      *envs_, policy, action_spec_, plan, /*deterministic=*/false, generator,
-      /*record_transitions=*/false, [&](EpisodeRecord&& episode) { r.episodes.add(episode); }, stop_requested, on_step);
+  const bool complete = run_episodes(*envs_, policy, action_spec_, plan, generator,
+                                     [&](EpisodeRecord&& episode) { r.episodes.add(episode); },
+                                     {.stop = stop_requested, .on_step = on_step});
   if (!complete) return std::nullopt;
   return r;
 }

@@ -89,8 +89,8 @@ int eval_command(const Args& args) {
   torch::Generator generator = at::detail::createCPUGenerator(seed);
   // Env i runs a fixed share of the episodes (agents::episode_quota), so short episodes are not over-represented.
   agents::EpisodeTally tally;
-  agents::run_episodes(vec, *loaded.policy, spec, agents::episode_quota(episodes, num_envs), deterministic, generator,
-                       /*record_transitions=*/false, [&](agents::EpisodeRecord&& r) { tally.add(r); });
+  agents::run_episodes(vec, *loaded.policy, spec, agents::episode_quota(episodes, num_envs), generator,
+                       [&](agents::EpisodeRecord&& r) { tally.add(r); }, {.deterministic = deterministic});
   const std::vector<double>& returns = tally.returns;
 
   const double mean = tally.mean_return(), std = tally.std_return();

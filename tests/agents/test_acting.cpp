@@ -49,8 +49,8 @@ TEST_CASE("run_episodes: episode records carry the env's success", "[agents][act
     ScriptedTMaze policy(envs.max_episode_steps(), turn);
     int episodes = 0, successes = 0;
     double returns = 0;
-    rlm::agents::run_episodes(envs, policy, spec, rlm::agents::episode_quota(12, 3), false,
-                              at::detail::createCPUGenerator(1), false, [&](rlm::agents::EpisodeRecord&& r) {
+    rlm::agents::run_episodes(envs, policy, spec, rlm::agents::episode_quota(12, 3), at::detail::createCPUGenerator(1),
+                              [&](rlm::agents::EpisodeRecord&& r) {
                                 ++episodes;
                                 successes += r.success ? 1 : 0;
                                 returns += r.episode_return;

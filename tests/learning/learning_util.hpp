@@ -51,8 +51,8 @@ inline Comparison train_then_compare_with_random(const Config& config, const std
     const torch::Generator generator = at::detail::createCPUGenerator(7);
     envs.set_episode_counters(std::vector<uint64_t>(static_cast<size_t>(envs.num_envs()), 0));  // the same episodes
     agents::EpisodeTally tally;
-    agents::run_episodes(envs, policy, spec, agents::episode_quota(episodes, envs.num_envs()), deterministic, generator,
-                         false, [&](agents::EpisodeRecord&& r) { tally.add(r); });
+    agents::run_episodes(envs, policy, spec, agents::episode_quota(episodes, envs.num_envs()), generator,
+                         [&](agents::EpisodeRecord&& r) { tally.add(r); }, {.deterministic = deterministic});
     return tally;
   };
   Comparison c;
