@@ -206,10 +206,10 @@ void read_section(const YAML::Node& map, S& section, const std::string& prefix, 
 /// Parses the one field or section named `key` (if the visited struct has it) from `node`.
 class FieldReader {
  public:
-  FieldReader(std::string key, const YAML::Node& key_node, YAML::Node node, std::string path, const Source& src)
+  FieldReader(std::string key, const YAML::Node& key_node, const YAML::Node& node, std::string path, const Source& src)
       // yaml-cpp marks an empty value at the next token, possibly lines later, so point at its key instead.
       : key_(std::move(key)),
-        node_(std::move(node)),
+        node_(node),
         path_(std::move(path)),
         src_(src),
         at_(src.at(node_.IsNull() ? key_node : node_)) {}

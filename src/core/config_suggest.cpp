@@ -123,6 +123,7 @@ std::optional<std::string> suggest_key(const std::string& unknown, const std::ve
   }
   // 3. A typo of a key in another section.
   std::vector<std::string> leaves;
+  leaves.reserve(known.size());
   for (const std::string& k : known) leaves.push_back(last_segment(k));
   if (const auto near = closest(leaf, leaves)) {
     for (const std::string& k : known) {

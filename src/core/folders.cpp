@@ -10,7 +10,7 @@ namespace {
 
 /// A path as an error line shows it: whole up to 200 characters, else its start and end.
 std::string shown(const fs::path& path) {
-  const std::string text = path.string();
+  std::string text = path.string();
   if (text.size() <= 200) return text;
   return fmt::format("{}...{} ({} characters)", text.substr(0, 100), text.substr(text.size() - 60), text.size());
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <ranges>
 #include <stdexcept>
 #include <system_error>
 
@@ -145,9 +146,9 @@ void MetricsLogger::log(int64_t step, const std::vector<std::pair<std::string, d
     for (const std::string& column : csv_columns_) {
       line += ',';
       // Linear search: a row has a few dozen tags at most, and the last value for a repeated tag wins as in JSONL.
-      for (auto it = scalars.rbegin(); it != scalars.rend(); ++it) {
-        if (it->first == column) {
-          line += fmt::format("{}", it->second);  // shortest text that reads back to the same double
+      for (const auto& [tag, value] : scalars | std::views::reverse) {
+        if (tag == column) {
+          line += fmt::format("{}", value);  // shortest text that reads back to the same double
           break;
         }
       }

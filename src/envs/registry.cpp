@@ -76,8 +76,9 @@ FamilyRow parameterised(std::string suite, std::string name,
 /// A Box2D task as three ids, <name> (Gymnasium's full observation), <name>-P and <name>-V (the masks of
 /// docs/envs/box2d.md), each wrapped in PartialObservation when it masks or adds noise.
 template <class E>
-FamilyRow box2d_family(std::string name, std::function<typename E::Config(const EnvOptions&)> config_of,
-                       std::function<box2d::ObservationMask(std::string_view variant, const EnvOptions&)> mask_of) {
+FamilyRow box2d_family(
+    std::string name, std::function<typename E::Config(const EnvOptions&)> config_of,
+    const std::function<box2d::ObservationMask(std::string_view variant, const EnvOptions&)>& mask_of) {
   return {"box2d",
           std::move(name),
           {"", "-P", "-V"},
@@ -268,7 +269,7 @@ WrapperOptions wrapper_options(const EnvConfig& config) {
 }
 
 std::string canonical_env_id(const std::string& id) {
-  const std::string canonical = from_gym_spelling(id);
+  std::string canonical = from_gym_spelling(id);
   const FamilyRow* row = nullptr;
   size_t level = 0;
   if (lookup(canonical, row, level)) return canonical;

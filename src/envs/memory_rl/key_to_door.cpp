@@ -34,7 +34,7 @@ constexpr Art kRewardArt = {
 
 }  // namespace
 
-KeyToDoor::KeyToDoor(std::string id, KeyToDoorConfig config)
+KeyToDoor::KeyToDoor(std::string id, const KeyToDoorConfig& config)
     : PycolabStory(std::move(id), config.variant, config.distractor_length, {10, 100, 3, 10.0f}, {15, 60, 10, 5.0f}) {
   key_cells_ = pycolab::cells_of(kExploreArt, 'k');
   start_cells_ = pycolab::cells_of(kExploreArt, '+');

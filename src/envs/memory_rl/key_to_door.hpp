@@ -48,7 +48,7 @@ struct KeyToDoorEpisode {
 class KeyToDoor final : public PycolabStory {
  public:
   using Config = KeyToDoorConfig;
-  KeyToDoor(std::string id, KeyToDoorConfig config);
+  KeyToDoor(std::string id, const KeyToDoorConfig& config);
 
   void reset(uint64_t seed, std::span<float> obs) override;
 

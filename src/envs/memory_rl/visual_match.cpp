@@ -49,7 +49,7 @@ constexpr pycolab::Rgb kHues[3] = {pycolab::from_pycolab(1000, 0, 0), pycolab::f
 
 }  // namespace
 
-VisualMatch::VisualMatch(std::string id, VisualMatchConfig config)
+VisualMatch::VisualMatch(std::string id, const VisualMatchConfig& config)
     : PycolabStory(std::move(id), config.variant, config.distractor_length, {15, 100, 10, 10.0f}, {15, 60, 15, 5.0f}),
       explore_art_(config.passive ? &kPassiveExplore : &kActiveExplore) {
   target_cells_ = pycolab::cells_of(*explore_art_, 'p');

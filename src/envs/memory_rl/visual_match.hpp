@@ -61,7 +61,7 @@ struct VisualMatchEpisode {
 class VisualMatch final : public PycolabStory {
  public:
   using Config = VisualMatchConfig;
-  VisualMatch(std::string id, VisualMatchConfig config);
+  VisualMatch(std::string id, const VisualMatchConfig& config);
 
   void seed_instance(uint64_t seed) override;
   void reset(uint64_t seed, std::span<float> obs) override;

@@ -21,7 +21,7 @@ Concentration::Concentration(std::string id, ConcentrationConfig config)
   const int n = deck_.num_cards();
   // The expected number of flips a perfect-memory player needs (upstream's formula, evaluated in float64).
   episode_length_ = static_cast<int64_t>(std::ceil(2.0 * n - static_cast<double>(n) / (2 * n - 1)));
-  success_reward_ = 1.0 / (n / 2);
+  success_reward_ = 1.0 / (n / 2);  // NOLINT(bugprone-integer-division): upstream divides by num_cards // 2
   failure_reward_ = -1.0 / static_cast<double>(episode_length_);
   const auto f = static_cast<int64_t>(num_categories_);
   observation_space_ = Space::multi_discrete(std::vector<int64_t>(static_cast<size_t>(n), f + 1));
