@@ -12,11 +12,9 @@ if [ "$major" != 14 ]; then
 fi
 mapfile -t files < <(find src tests -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.h' \) | sort)
 [ ${#files[@]} -gt 100 ] || { echo "found only ${#files[@]} C++ files under src/ and tests/"; exit 1; }
-if ! clang-format --dry-run --Werror "${files[@]}" 2>"${TMPDIR:-/tmp}/rlm_format.$$"; then
-  grep -oE '^[^:]+\.(cpp|hpp|cu|h)' "${TMPDIR:-/tmp}/rlm_format.$$" | sort -u | sed 's/^/not formatted: /'
-  rm -f "${TMPDIR:-/tmp}/rlm_format.$$"
+if ! report=$(clang-format --dry-run --Werror "${files[@]}" 2>&1); then
+  grep -oE '^[^:]+\.(cpp|hpp|cu|h)' <<<"$report" | sort -u | sed 's/^/not formatted: /'
   echo "fix with: clang-format -i FILE..."
   exit 1
 fi
-rm -f "${TMPDIR:-/tmp}/rlm_format.$$"
 echo "${#files[@]} C++ files formatted"
