@@ -11,7 +11,6 @@
 
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
-#include "core/text_checks.hpp"
 
 namespace rlm {
 namespace {
@@ -19,70 +18,16 @@ namespace {
 using config_reader::fail;
 using config_reader::KeyCollector;
 
-/// Checks that involve more than one field. `report(keys, message)` throws; `keys` are the fields involved,
-/// the one most likely at fault first (the error points at the first of them that the file or command line set).
-void check_cross_fields(const Config& c, const config_reader::Report& report) {
+/// Checks that involve more than one field: each section's own check() (config_reader::check_sections), then those
+/// that span sections.
+void check_cross_fields(const Config& c, const Report& report) {
+  config_reader::check_sections(c, report);
   const int64_t rollout = static_cast<int64_t>(c.env.num_envs) * c.algo.steps_per_env;
   if (c.algo.type == "ppo" && c.algo.minibatch_size > rollout) {
     report({"algo.minibatch_size", "env.num_envs", "algo.steps_per_env"},
            fmt::format("algo.minibatch_size = {} is larger than one rollout, env.num_envs * algo.steps_per_env = "
                        "{} * {} = {}",
                        c.algo.minibatch_size, c.env.num_envs, c.algo.steps_per_env, rollout));
-  }
-  const std::string& name = c.experiment.name;
-  const bool unprintable = has_control_character(name) || !is_valid_utf8(name);
-  if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos || name == "." || name == ".." ||
-      unprintable || name.size() > 100) {
-    report({"experiment.name"},
-           fmt::format("experiment.name = '{}' must be one folder name: no '/' or '\\', not '.' or '..', UTF-8 "
-                       "without control characters, at most 100 bytes",
-                       unprintable ? std::string("<with control characters or invalid UTF-8>") : name.substr(0, 120)));
-  }
-  const std::string& runs_dir = c.experiment.runs_dir;
-  if (has_control_character(runs_dir) || !is_valid_utf8(runs_dir)) {
-    report({"experiment.runs_dir"}, "experiment.runs_dir must be UTF-8 without control characters");
-  }
-  // Linux refuses paths over PATH_MAX (4096) bytes and folder names over NAME_MAX (255); a run's files lie up to
-  // ~200 characters below runs_dir (name, timestamp, checkpoints/ckpt_....pt and a temp suffix).
-  constexpr size_t kMaxRunsDir = 3800, kMaxFolderName = 255;
-  size_t longest_part = 0;
-  for (const auto& part : std::filesystem::path(runs_dir)) longest_part = std::max(longest_part, part.native().size());
-  if (runs_dir.size() > kMaxRunsDir || longest_part > kMaxFolderName) {
-    report({"experiment.runs_dir"},
-           fmt::format("experiment.runs_dir is too long for Linux paths ({} characters, a folder name of {}; at most "
-                       "{} and {})",
-                       runs_dir.size(), longest_part, kMaxRunsDir, kMaxFolderName));
-  }
-  const auto& spiking = c.model.memory.spiking;
-  if (spiking.noise_low > spiking.noise_high) {
-    report({"model.memory.spiking.noise_low", "model.memory.spiking.noise_high"},
-           fmt::format("model.memory.spiking.noise_low = {} exceeds model.memory.spiking.noise_high = {}",
-                       spiking.noise_low, spiking.noise_high));
-  }
-  const auto& kf = c.model.memory.kf;
-  if (kf.variant == memory::KfVariant::vssm && kf.process_noise == memory::KfProcessNoise::input_dependent) {
-    report({"model.memory.kf.process_noise", "model.memory.kf.variant"},
-           "model.memory.kf.process_noise = input_dependent needs variant kf or kf_u (vssm has no noise)");
-  }
-  if (kf.variant == memory::KfVariant::vssm && kf.output_features == memory::KfOutputFeatures::mean_cov) {
-    report({"model.memory.kf.output_features", "model.memory.kf.variant"},
-           "model.memory.kf.output_features = mean_cov needs variant kf or kf_u (vssm has no variance)");
-  }
-  if (c.env.options.sigma_low > c.env.options.sigma_high) {
-    report({"env.options.sigma_low", "env.options.sigma_high"},
-           fmt::format("env.options.sigma_low = {} exceeds env.options.sigma_high = {}", c.env.options.sigma_low,
-                       c.env.options.sigma_high));
-  }
-  const auto& cnn = c.model.cnn;
-  if (cnn.kernel_sizes.size() != cnn.channels.size() || cnn.strides.size() != cnn.channels.size()) {
-    report(
-        {"model.cnn.kernel_sizes", "model.cnn.strides", "model.cnn.channels"},
-        fmt::format("model.cnn: channels, kernel_sizes and strides need one entry per convolution, got {}, {} and {}",
-                    cnn.channels.size(), cnn.kernel_sizes.size(), cnn.strides.size()));
-  }
-  if (c.env.num_threads > c.env.num_envs) {
-    report({"env.num_threads", "env.num_envs"},
-           fmt::format("env.num_threads = {} is more than env.num_envs = {}", c.env.num_threads, c.env.num_envs));
   }
 }
 
@@ -174,13 +119,12 @@ void validate(const Config& config) {
 
 Config parse_config(const std::string& yaml_text, const std::string& source_name,
                     const std::vector<std::string>& overrides, ConfigOrigins* origins) {
-  return config_reader::parse_root<Config>(
-      yaml_text, source_name, overrides, origins,
-      [](const Config& config, const ConfigOrigins& set, const config_reader::Report& report) {
-        check_cross_fields(config, report);
-        if (const auto unread = unread_key(config, set))
-          fail(fmt::format("{}: {}", set.at(unread->first), unread->second));
-      });
+  return config_reader::parse_root<Config>(yaml_text, source_name, overrides, origins,
+                                           [](const Config& config, const ConfigOrigins& set, const Report& report) {
+                                             check_cross_fields(config, report);
+                                             if (const auto unread = unread_key(config, set))
+                                               fail(fmt::format("{}: {}", set.at(unread->first), unread->second));
+                                           });
 }
 
 Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides,

@@ -1,6 +1,8 @@
 // The network options (YAML section "model"): PPO's ActorCritic (agents/actor_critic.hpp), the memory, and the
 // off-policy networks' per-network memories and shape (agents/recurrent_networks.hpp).
 #pragma once
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
@@ -31,6 +33,13 @@ struct CnnConfig {
     v.field("strides", strides, in_range(1, 64));
     v.field("embedding_size", embedding_size, in_range(1, kMaxWidth));
     v.field("normalize_pixels", normalize_pixels);
+  }
+  void check(const CheckContext& c) const {
+    if (kernel_sizes.size() != channels.size() || strides.size() != channels.size()) {
+      c.report({c.key("kernel_sizes"), c.key("strides"), c.key("channels")},
+               fmt::format("{}: channels, kernel_sizes and strides need one entry per convolution, got {}, {} and {}",
+                           c.prefix, channels.size(), kernel_sizes.size(), strides.size()));
+    }
   }
   bool operator==(const CnnConfig&) const = default;
 };

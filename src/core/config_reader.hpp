@@ -413,6 +413,36 @@ class ValueCollector {
   std::map<std::string, std::string>& values_;
 };
 
+/// Calls check(CheckContext) on every section of the visited struct that declares one, outermost first, each with
+/// its own path: a struct that appears twice (model.memory, model.actor_memory) is checked at both places.
+class SectionChecker {
+ public:
+  SectionChecker(std::string prefix, const Report& report) : prefix_(std::move(prefix)), report_(report) {}
+
+  template <class T, class... Check>
+  void field(std::string_view, const T&, const Check&...) {}
+  template <class S>
+  void section(std::string_view name, S& sub) {
+    SectionChecker inner(join(prefix_, name), report_);
+    if constexpr (requires(const S& s, const CheckContext& context) { s.check(context); }) {
+      sub.check(CheckContext{inner.prefix_, report_});
+    }
+    sub.visit(inner);
+  }
+
+ private:
+  std::string prefix_;
+  const Report& report_;
+};
+
+/// Runs the check() of every section of `root` (SectionChecker).
+template <class Root>
+void check_sections(const Root& root, const Report& report) {
+  Root copy = root;  // visit() is non-const
+  SectionChecker checker("", report);
+  copy.visit(checker);
+}
+
 // ---- whole documents ----
 
 inline YAML::Node nest(const std::vector<std::string>& path, size_t i, const YAML::Node& leaf) {
@@ -492,10 +522,8 @@ inline YAML::Node load_document(const std::string& yaml_text, const std::string&
   return root;
 }
 
-/// Checks that involve more than one field: check(root, origins, report) calls report(keys, message) for a problem,
-/// `keys` the fields involved, the one most likely at fault first; the error points at the first of them that the
-/// file or command line set.
-using Report = std::function<void(std::initializer_list<std::string_view>, const std::string&)>;
+/// Checks that involve more than one field: check(root, origins, report) calls report(keys, message) for a problem
+/// (Report: core/config_schema.hpp).
 template <class Root>
 using CrossCheck = std::function<void(const Root&, const ConfigOrigins&, const Report&)>;
 

@@ -3,8 +3,10 @@
 // agents/*_config.hpp); core/config_reader.hpp reads, checks and writes any such struct.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -46,6 +48,22 @@ template <class E>
 EnumChoices<E> named(std::initializer_list<std::pair<std::string_view, E>> values) {
   return {values};
 }
+
+/// Reports a problem that involves several fields: `keys` are their full paths, the one most likely at fault first;
+/// the error points at the first of them that the file or command line set. It throws ConfigError.
+using Report = std::function<void(std::initializer_list<std::string_view> keys, const std::string& message)>;
+
+/// What a config struct's `void check(const CheckContext&) const` gets: where the struct sits (its section's path,
+/// such as model.memory or model.actor_memory) and the report. A struct checks the fields it owns, wherever it sits;
+/// config_reader::check_sections calls every check() of a config tree.
+struct CheckContext {
+  std::string_view prefix;
+  const Report& report;
+  /// The full path of one of the struct's fields.
+  std::string key(std::string_view field) const {
+    return prefix.empty() ? std::string(field) : std::string(prefix) + "." + std::string(field);
+  }
+};
 
 /// Upper bound of every layer width and memory size: 16x the widest published setting (FFM/SHM's 1024-wide
 /// outputs, GRU 2048 in SHM's sweep), so a typo such as 2147483647 is a config error, not a failed 8 GB allocation.

@@ -35,6 +35,8 @@ struct ExperimentConfig {
     v.field("cpu_matmul", cpu_matmul, one_of({"fp32", "bf16"}));
     v.field("runs_dir", runs_dir, non_empty());
   }
+  /// name is one folder name and runs_dir a usable path (run_config.cpp).
+  void check(const CheckContext& c) const;
   bool operator==(const ExperimentConfig&) const = default;
 };
 

@@ -1,6 +1,8 @@
 // Env options (YAML section "env"), owned by the envs layer: wrapper_options(EnvConfig) maps them onto the Env
 // decorators. Field syntax: core/config_schema.hpp.
 #pragma once
+#include <fmt/format.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +85,12 @@ struct EnvOptions {
     v.field("contacts_in_v", contacts_in_v);
     v.field("box2d23_limits", box2d23_limits);
   }
+  void check(const CheckContext& c) const {
+    if (sigma_low > sigma_high) {
+      c.report({c.key("sigma_low"), c.key("sigma_high")},
+               fmt::format("{} = {} exceeds {} = {}", c.key("sigma_low"), sigma_low, c.key("sigma_high"), sigma_high));
+    }
+  }
   bool operator==(const EnvOptions&) const = default;
 };
 
@@ -147,6 +155,13 @@ struct EnvConfig {
     v.field("markovian", markovian, one_of({"partial", "full", "full_and_partial"}));
     v.field("discrete_action", discrete_action);
     v.section("options", options);
+  }
+  void check(const CheckContext& c) const {
+    if (num_threads > num_envs) {
+      c.report(
+          {c.key("num_threads"), c.key("num_envs")},
+          fmt::format("{} = {} is more than {} = {}", c.key("num_threads"), num_threads, c.key("num_envs"), num_envs));
+    }
   }
   bool operator==(const EnvConfig&) const = default;
 };

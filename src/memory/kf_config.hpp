@@ -47,6 +47,17 @@ struct KfConfig {
             named<memory::KfOutputFeatures>(
                 {{"mean", memory::KfOutputFeatures::mean}, {"mean_cov", memory::KfOutputFeatures::mean_cov}}));
   }
+  /// vssm has neither the noise nor the variance that two options shape.
+  void check(const CheckContext& c) const {
+    if (variant == memory::KfVariant::vssm && process_noise == memory::KfProcessNoise::input_dependent) {
+      c.report({c.key("process_noise"), c.key("variant")},
+               c.key("process_noise") + " = input_dependent needs variant kf or kf_u (vssm has no noise)");
+    }
+    if (variant == memory::KfVariant::vssm && output_features == memory::KfOutputFeatures::mean_cov) {
+      c.report({c.key("output_features"), c.key("variant")},
+               c.key("output_features") + " = mean_cov needs variant kf or kf_u (vssm has no variance)");
+    }
+  }
   bool operator==(const KfConfig&) const = default;
 };
 

@@ -2,6 +2,8 @@
 // reads this struct itself (SpikingOptions extends it with the widths and the other choices): an option is
 // added here and used there, nowhere else.
 #pragma once
+#include <fmt/format.h>
+
 #include "core/config_schema.hpp"
 
 namespace rlm::memory {
@@ -65,6 +67,12 @@ struct SpikingConfig {
     v.field("gate", gate,
             named<memory::SpikingGate>(
                 {{"spike", memory::SpikingGate::kSpike}, {"sigmoid", memory::SpikingGate::kSigmoid}}));
+  }
+  void check(const CheckContext& c) const {
+    if (noise_low > noise_high) {
+      c.report({c.key("noise_low"), c.key("noise_high")},
+               fmt::format("{} = {} exceeds {} = {}", c.key("noise_low"), noise_low, c.key("noise_high"), noise_high));
+    }
   }
   bool operator==(const SpikingConfig&) const = default;
 };

@@ -113,6 +113,13 @@ TEST_CASE("backend cross-field checks name file, line and key", "[config]") {
              Catch::StartsWith("x.yaml:5: model.memory.kf.process_noise = input_dependent needs variant kf"));
   CHECK_THAT(error_of("model:\n  memory:\n    kf:\n      variant: vssm\n      output_features: mean_cov\n"),
              Catch::StartsWith("x.yaml:5: model.memory.kf.output_features = mean_cov"));
+  // The same checks run wherever the struct sits: the off-policy trainers' per-network memories too.
+  CHECK(error_of("algo:\n  type: sac\nmodel:\n  actor_memory:\n    spiking:\n      noise_low: 2\n"
+                 "      noise_high: 1\n") ==
+        "x.yaml:6: model.actor_memory.spiking.noise_low = 2 exceeds model.actor_memory.spiking.noise_high = 1");
+  CHECK_THAT(error_of("algo:\n  type: sac\nmodel:\n  critic_memory:\n    kf:\n      variant: vssm\n"
+                      "      output_features: mean_cov\n"),
+             Catch::StartsWith("x.yaml:7: model.critic_memory.kf.output_features = mean_cov needs variant kf"));
 }
 
 TEST_CASE("locate names where a key was set", "[config]") {
