@@ -61,9 +61,9 @@ Settings that cannot be matched in sb3-contrib (listed in the output too, with t
   at 10; sb3 has no KL penalty (its target_kl stops epochs early, so it is off to keep the work fixed) and clips the
   value prediction around the old value instead (off: clip_range_vf=None). Ours normalises advantages once over the
   batch, sb3 per minibatch. Each of these is a few elementwise ops per minibatch.
-- Gradient clipping: ours has none (algo.grad_clip 0; it still computes the global norm for its log); sb3 always
+- Gradient clipping: ours has none (algo.ppo.grad_clip 0; it still computes the global norm for its log); sb3 always
   calls clip_grad_norm_, given max_grad_norm=1e10 so it never clips (the norm is computed, as in ours).
-- Rollout length: ours collects complete episodes (every env at least algo.steps_per_env steps, then the running
+- Rollout length: ours collects complete episodes (every env at least algo.ppo.steps_per_env steps, then the running
   episode is finished); sb3 a fixed n_steps. With 51-step episodes, ours' steps_per_env = n_steps - 50 and n_steps a
   multiple of 51 give both exactly n_steps / 51 whole episodes per env (the script checks ours' step count).
 - Initialisation: sb3's orthogonal gains (sqrt 2, 0.01, 1) against ours' (1, N(0, 0.01^2) last layers); no effect on
@@ -322,27 +322,27 @@ def ours_overrides(runs_dir, iterations, steps_per_env):
         "env.previous_action=true",
         "env.antialias=true",
         # complete_episodes: at least this many steps per env, then the running 51-step episode is finished
-        f"algo.steps_per_env={steps_per_env - (EPISODE_LENGTH - 1)}",
-        f"algo.minibatch_size={s['minibatch_size']}",
-        f"algo.epochs={s['epochs']}",
+        f"algo.ppo.steps_per_env={steps_per_env - (EPISODE_LENGTH - 1)}",
+        f"algo.ppo.minibatch_size={s['minibatch_size']}",
+        f"algo.ppo.epochs={s['epochs']}",
         f"algo.total_steps={iterations * s['num_envs'] * steps_per_env}",
-        f"algo.lr={s['lr']}",
-        f"algo.adam_eps={s['adam_eps']}",
-        f"algo.gamma={s['gamma']}",
-        f"algo.gae_lambda={s['gae_lambda']}",
-        f"algo.clip_param={s['clip_param']}",
-        f"algo.entropy_coeff={s['entropy_coeff']}",
-        f"algo.vf_loss_coeff={s['vf_loss_coeff']}",
-        "algo.grad_clip=0",
+        f"algo.ppo.lr={s['lr']}",
+        f"algo.ppo.adam_eps={s['adam_eps']}",
+        f"algo.ppo.gamma={s['gamma']}",
+        f"algo.ppo.gae_lambda={s['gae_lambda']}",
+        f"algo.ppo.clip_param={s['clip_param']}",
+        f"algo.ppo.entropy_coeff={s['entropy_coeff']}",
+        f"algo.ppo.vf_loss_coeff={s['vf_loss_coeff']}",
+        "algo.ppo.grad_clip=0",
         "model.memory.type=gru",
         f"model.memory.hidden_size={s['memory_hidden_size']}",
-        f"model.feature_size={s['feature_size']}",
-        f"model.preprocessor_size={s['preprocessor_size']}",
-        f"model.head_sizes=[{', '.join(str(h) for h in s['head_sizes'])}]",
-        "model.activation=leaky_relu",
-        "model.head_activation=leaky_relu",
-        "model.postprocessor_size=0",
-        "model.embedding=none",
+        f"model.ppo.feature_size={s['feature_size']}",
+        f"model.ppo.preprocessor_size={s['preprocessor_size']}",
+        f"model.ppo.head_sizes=[{', '.join(str(h) for h in s['head_sizes'])}]",
+        "model.ppo.activation=leaky_relu",
+        "model.ppo.head_activation=leaky_relu",
+        "model.ppo.postprocessor_size=0",
+        "model.ppo.embedding=none",
         f"experiment.torch_threads={s['torch_threads']}",
         "experiment.device=cpu",
         f"experiment.seed={s['seed']}",
@@ -695,7 +695,7 @@ def parse_arguments():
     if args.rounds < 1 or args.iterations < 1 or args.steps_per_env < 1:
         parser.error("--rounds, --iterations and --steps-per-env must be positive")
     args.steps_per_env = -(-args.steps_per_env // EPISODE_LENGTH) * EPISODE_LENGTH
-    # rlm refuses a minibatch larger than the guaranteed rollout, num_envs * algo.steps_per_env.
+    # rlm refuses a minibatch larger than the guaranteed rollout, num_envs * algo.ppo.steps_per_env.
     smallest = SETTINGS["minibatch_size"] // SETTINGS["num_envs"] + EPISODE_LENGTH - 1
     smallest = -(-smallest // EPISODE_LENGTH) * EPISODE_LENGTH
     if args.steps_per_env < smallest:

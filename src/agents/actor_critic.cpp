@@ -47,12 +47,12 @@ ActorCriticImpl::ActorCriticImpl(const ObservationLayout& obs, int64_t num_logit
   feature_map_ = register_module(
       "feature_map",
       torch::nn::Sequential(
-          orthogonal_linear(obs_size, config.feature_size),
-          torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.feature_size}).elementwise_affine(false))));
-  if (config.embedding == "sine") {
+          orthogonal_linear(obs_size, config.ppo.feature_size),
+          torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.ppo.feature_size}).elementwise_affine(false))));
+  if (config.ppo.embedding == "sine") {
     // positional_encoding of proroklab/popgym@410d5aa:popgym/baselines/models/embeddings.py: PE[p, 2k] = sin(p·d_k),
     // PE[p, 2k+1] = cos(p·d_k), d_k = exp(−2k·ln(max_len)/E) (the base is max_len, not 10000); frozen. s starts at 0.5.
-    const int64_t rows = config.embedding_max_len, width = config.feature_size;
+    const int64_t rows = config.ppo.embedding_max_len, width = config.ppo.feature_size;
     auto position = torch::arange(rows, torch::kFloat64).unsqueeze(1);
     auto rate =
         torch::exp(torch::arange(0, width, 2, torch::kFloat64) * (-std::log(static_cast<double>(rows)) / width));
@@ -64,19 +64,19 @@ ActorCriticImpl::ActorCriticImpl(const ObservationLayout& obs, int64_t num_logit
     sine_table_ = register_buffer("sine_table", table.to(torch::kFloat32));
     embedding_scale_ = register_parameter("embedding_scale", torch::full({1}, 0.5));
   }
-  torch::nn::Sequential pre(orthogonal_linear(config.feature_size, config.preprocessor_size));
-  push_activation(pre, config.activation);
+  torch::nn::Sequential pre(orthogonal_linear(config.ppo.feature_size, config.ppo.preprocessor_size));
+  push_activation(pre, config.ppo.activation);
   pre_ = register_module("pre", pre);
-  memory_ = register_module("memory", memory::make_memory(config.memory, config.preprocessor_size));
+  memory_ = register_module("memory", memory::make_memory(config.memory, config.ppo.preprocessor_size));
   int64_t features = memory_->output_size();
-  if (config.postprocessor_size > 0) {
-    torch::nn::Sequential post(orthogonal_linear(features, config.postprocessor_size));
-    push_activation(post, config.activation);
+  if (config.ppo.postprocessor_size > 0) {
+    torch::nn::Sequential post(orthogonal_linear(features, config.ppo.postprocessor_size));
+    push_activation(post, config.ppo.activation);
     post_ = register_module("post", post);
-    features = config.postprocessor_size;
+    features = config.ppo.postprocessor_size;
   }
-  actor_ = register_module("actor", mlp_head(features, config.head_sizes, num_logits, config.head_activation));
-  critic_ = register_module("critic", mlp_head(features, config.head_sizes, 1, config.head_activation));
+  actor_ = register_module("actor", mlp_head(features, config.ppo.head_sizes, num_logits, config.ppo.head_activation));
+  critic_ = register_module("critic", mlp_head(features, config.ppo.head_sizes, 1, config.ppo.head_activation));
 }
 
 ActorCriticOutput ActorCriticImpl::forward(const torch::Tensor& obs, const memory::MemoryState& state,

@@ -1,10 +1,10 @@
 // The network around the memory, as POPGym's baseline model builds it (BaseModel in
 // proroklab/popgym@410d5aa:popgym/baselines/ray_models/base_model.py; sizes of popgym/baselines/ppo.py there):
 //   feature_map = Linear(obs -> feature_size) + LayerNorm (no affine)
-//   [embedding] = x·(1−s) + PE(t)·s, sine table, t = steps since the episode start (model.embedding: sine)
+//   [embedding] = x·(1−s) + PE(t)·s, sine table, t = steps since the episode start (model.ppo.embedding: sine)
 //   pre         = Linear(feature_size -> preprocessor_size) + activation (LeakyReLU; ReLU in SHM's code)
 //   memory      = model.memory backend (preprocessor_size -> hidden)
-//   [post]      = Linear(hidden -> postprocessor_size) + activation (model.postprocessor_size > 0; SHM's code)
+//   [post]      = Linear(hidden -> postprocessor_size) + activation (model.ppo.postprocessor_size > 0; SHM's code)
 //   actor       = [Linear + head activation] per head_sizes, then Linear(-> logits)
 //   critic      = [Linear + head activation] per head_sizes, then Linear(-> 1)
 // Orthogonal init on every Linear weight outside the memory; the final actor and critic layers ~ N(0, 0.01²).

@@ -171,6 +171,10 @@ nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, c
     c10::IValue state;
     if (!archive.try_read("trainer_state", state) || !state.isString()) throw CheckpointError("no trainer state");
     auto trainer_state = nlohmann::json::parse(state.toStringRef());
+    const int format = trainer_state.is_object() ? trainer_state.value("format", 1) : 1;  // 1: before the key
+    if (format != kCheckpointFormat)
+      throw CheckpointError(
+          fmt::format("it is in checkpoint format {}, and this rlm reads format {} only", format, kCheckpointFormat));
     torch::Tensor rng_state;
     if (!archive.try_read("torch_cpu_rng", rng_state)) throw CheckpointError("no RNG state");
     std::vector<torch::serialize::InputArchive> optimizer_archives(optimizers.size());

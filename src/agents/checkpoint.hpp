@@ -33,9 +33,14 @@ void write_checkpoint(const std::filesystem::path& path, const std::string& byte
 void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                      const nlohmann::json& trainer_state);
 
+/// The layout of the trainer state the trainers write (its "format" key) and load_checkpoint reads: 2 since PPO's
+/// options moved into algo.ppo and the off-policy statistics are named. A checkpoint of another format is refused,
+/// never read with defaults filled in.
+inline constexpr int kCheckpointFormat = 2;
+
 /// Restores model and optimizer (and torch's CPU generator) in place; returns the trainer state. Throws
-/// CheckpointError naming the first problem (unreadable file, a missing/extra/misshapen tensor, a non-finite value)
-/// before anything is changed.
+/// CheckpointError naming the first problem (unreadable file, another checkpoint format, a missing/extra/misshapen
+/// tensor, a non-finite value) before anything is changed.
 nlohmann::json load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                                torch::optim::Optimizer* optimizer);
 /// The general form: restores every optimiser named (none for evaluation) and, when `blobs` is given, fills it with

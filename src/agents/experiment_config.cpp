@@ -16,38 +16,32 @@ namespace rlm {
 namespace {
 
 using config_reader::fail;
-using config_reader::KeyCollector;
 
 /// Checks that involve more than one field: each section's own check() (config_reader::check_sections), then those
 /// that span sections.
 void check_cross_fields(const Config& c, const Report& report) {
   config_reader::check_sections(c, report);
-  const int64_t rollout = static_cast<int64_t>(c.env.num_envs) * c.algo.steps_per_env;
-  if (c.algo.type == "ppo" && c.algo.minibatch_size > rollout) {
-    report({"algo.minibatch_size", "env.num_envs", "algo.steps_per_env"},
-           fmt::format("algo.minibatch_size = {} is larger than one rollout, env.num_envs * algo.steps_per_env = "
-                       "{} * {} = {}",
-                       c.algo.minibatch_size, c.env.num_envs, c.algo.steps_per_env, rollout));
+  const int64_t rollout = static_cast<int64_t>(c.env.num_envs) * c.algo.ppo.steps_per_env;
+  if (c.algo.type == "ppo" && c.algo.ppo.minibatch_size > rollout) {
+    report({"algo.ppo.minibatch_size", "env.num_envs", "algo.ppo.steps_per_env"},
+           fmt::format("algo.ppo.minibatch_size = {} is larger than one rollout, env.num_envs * "
+                       "algo.ppo.steps_per_env = {} * {} = {}",
+                       c.algo.ppo.minibatch_size, c.env.num_envs, c.algo.ppo.steps_per_env, rollout));
   }
 }
 
 /// The first key in `origins` (a key the file or command line set to a non-default value) that the chosen trainer
-/// does not read, with the
-/// reason; nullopt when every set key is read. Setting an option that is silently ignored would spend a run on
-/// something other than what the config says.
+/// or env does not read, with the reason; nullopt when every set key is read. Setting an option that is silently
+/// ignored would spend a run on something other than what the config says.
 std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, const ConfigOrigins& origins) {
-  const bool ppo = c.algo.type == "ppo";
-  static const std::vector<std::string_view> kOffPolicySections = {
-      "algo.off_policy.",  "algo.sac.",           "algo.sacd.",          "algo.td3.",
-      "model.off_policy.", "model.actor_memory.", "model.critic_memory."};
-  static const std::vector<std::string_view> kPpoModelKeys = {
-      "model.feature_size",       "model.preprocessor_size", "model.head_sizes", "model.activation",
-      "model.postprocessor_size", "model.head_activation",   "model.embedding",  "model.embedding_max_len"};
   // A key set to its default changes nothing (a run folder's config.yaml writes every key).
   // A named default Config, not a temporary: GCC 12 warns (-Wmaybe-uninitialized) on destroying a temporary Config.
   static const Config default_config;
   static const std::map<std::string, std::string> defaults = config_values(default_config);
   const std::map<std::string, std::string> values = config_values(c);
+  const auto& schemas = trainer_schemas();
+  const auto chosen =
+      std::find_if(schemas.begin(), schemas.end(), [&](const auto& s) { return s.type == c.algo.type; });
   for (const auto& [key, where] : origins) {
     if (const auto it = values.find(key); it != values.end() && defaults.at(key) == it->second) continue;
     if (key.starts_with("env.options.")) {
@@ -63,47 +57,43 @@ std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, c
     if (key.starts_with("model.cnn.") && c.model.encoder != "cnn") {
       return std::pair{key, fmt::format("{} shapes the image encoder, which only model.encoder: cnn uses", key)};
     }
-    if (ppo) {
-      for (std::string_view section : kOffPolicySections) {
-        if (key.starts_with(section))
-          return std::pair{key, fmt::format("{} is an option of the off-policy trainers; algo.type = ppo does not "
-                                            "read it",
-                                            key)};
+    const auto sections = sections_holding(key);
+    if (sections.empty() || chosen == schemas.end()) continue;  // a shared key
+    const bool read = std::any_of(sections.begin(), sections.end(), [&](std::string_view section) {
+      return std::find(chosen->reads.begin(), chosen->reads.end(), section) != chosen->reads.end();
+    });
+    if (!read) {
+      std::vector<std::string_view> readers;
+      for (const auto& schema : schemas) {
+        if (std::any_of(sections.begin(), sections.end(), [&](std::string_view section) {
+              return std::find(schema.reads.begin(), schema.reads.end(), section) != schema.reads.end();
+            }))
+          readers.push_back(schema.type);
       }
-      continue;
-    }
-    if (is_ppo_only_key(key) || std::find(kPpoModelKeys.begin(), kPpoModelKeys.end(), key) != kPpoModelKeys.end()) {
-      return std::pair{key, fmt::format("{} is a PPO option; algo.type = {} does not read it (its options are in "
-                                        "algo.off_policy, algo.{} and model.off_policy)",
-                                        key, c.algo.type, c.algo.type)};
-    }
-    for (std::string_view other : {"sac", "sacd", "td3"}) {
-      if (other != c.algo.type && key.starts_with(fmt::format("algo.{}.", other)))
-        return std::pair{key,
-                         fmt::format("{} is an option of algo.type = {}, but algo.type = {}", key, other, c.algo.type)};
+      return std::pair{key, fmt::format("{} is read by algo.type {}; algo.type = {} reads {}", key,
+                                        fmt::join(readers, ", "), c.algo.type, fmt::join(chosen->reads, ", "))};
     }
   }
   return std::nullopt;
 }
 
-}  // namespace
-
-bool is_ppo_only_key(const std::string& key) {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> all, out;
-    AlgoConfig defaults;
-    KeyCollector collector("algo", all);
-    defaults.visit(collector);
-    for (const std::string& k : all) {
-      const bool shared = k == "algo.type" || k == "algo.total_steps";
-      const bool off_policy = k.starts_with("algo.off_policy") || k.starts_with("algo.sac") ||
-                              k.starts_with("algo.td3");  // algo.sac covers algo.sacd
-      if (!shared && !off_policy) out.push_back(k);
-    }
+/// Keys that moved, each refused with its new place ("algo.ppo.lr is now algo.ppo.lr"): PPO's options and network, once
+/// flat in algo and model, and the off-policy per-network memories, once directly in model.
+const std::vector<config_reader::KeyMove>& moved_keys() {
+  static const std::vector<config_reader::KeyMove> moves = [] {
+    std::vector<config_reader::KeyMove> out;
+    for (const std::string& key : config_reader::keys_of<PpoConfig>())
+      out.push_back({"algo." + key, "algo.ppo." + key});
+    for (const std::string& key : config_reader::keys_of<PpoModelConfig>())
+      out.push_back({"model." + key, "model.ppo." + key});
+    for (const std::string network : {"actor_memory", "critic_memory"})
+      out.push_back({"model." + network, "model.off_policy." + network});
     return out;
   }();
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
+  return moves;
 }
+
+}  // namespace
 
 std::vector<std::string> config_keys() {
   static const std::vector<std::string> keys = config_reader::keys_of<Config>();
@@ -119,12 +109,14 @@ void validate(const Config& config) {
 
 Config parse_config(const std::string& yaml_text, const std::string& source_name,
                     const std::vector<std::string>& overrides, ConfigOrigins* origins) {
-  return config_reader::parse_root<Config>(yaml_text, source_name, overrides, origins,
-                                           [](const Config& config, const ConfigOrigins& set, const Report& report) {
-                                             check_cross_fields(config, report);
-                                             if (const auto unread = unread_key(config, set))
-                                               fail(fmt::format("{}: {}", set.at(unread->first), unread->second));
-                                           });
+  return config_reader::parse_root<Config>(
+      yaml_text, source_name, overrides, origins,
+      [](const Config& config, const ConfigOrigins& set, const Report& report) {
+        check_cross_fields(config, report);
+        if (const auto unread = unread_key(config, set))
+          fail(fmt::format("{}: {}", set.at(unread->first), unread->second));
+      },
+      moved_keys());
 }
 
 Config load_config(const std::filesystem::path& file, const std::vector<std::string>& overrides,

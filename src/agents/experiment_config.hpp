@@ -55,7 +55,7 @@ std::string to_yaml(const Config& config);
 /// Cross-field checks (ranges of single fields are checked while parsing). Throws ConfigError showing the numbers.
 void validate(const Config& config);
 
-/// Every field's key path and its value as YAML text ("algo.lr" -> "5e-05"); sections are not listed.
+/// Every field's key path and its value as YAML text ("algo.ppo.lr" -> "5e-05"); sections are not listed.
 std::map<std::string, std::string> config_values(const Config& config);
 
 /// Every key path, sections included, in declaration order ("experiment", "experiment.name", ...).

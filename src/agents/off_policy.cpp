@@ -44,30 +44,26 @@ using torch::indexing::Slice;
 
 namespace {
 
-PolicyHead head_of(const std::string& type) {
-  if (type == "sacd") return PolicyHead::kCategorical;
-  if (type == "td3") return PolicyHead::kDeterministic;
-  return PolicyHead::kTanhGaussian;
-}
-
 torch::Generator generator_for(uint64_t seed) { return at::detail::createCPUGenerator(seed); }
-
-std::string describe_actions(const ActionSpec& spec) {
-  if (spec.continuous) return fmt::format("Box with {} dimensions", spec.low.size());
-  if (spec.nvec.size() == 1) return fmt::format("Discrete({})", spec.nvec[0]);
-  return fmt::format("MultiDiscrete with {} components", spec.nvec.size());
-}
 
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------------
-OffPolicyAgentImpl::OffPolicyAgentImpl(const ObservationLayout& obs, const ActionSpec& spec, const Config& config)
+std::shared_ptr<const OffPolicyAlgorithm> off_policy_algorithm(const Config& config) {
+  for (const TrainerRow& row : trainer_rows()) {
+    if (row.type == config.algo.type && row.off_policy) return row.off_policy(config);
+  }
+  throw ConfigValueError("algo.type", fmt::format("algo.type = '{}' is not an off-policy trainer", config.algo.type));
+}
+
+OffPolicyAgentImpl::OffPolicyAgentImpl(const ObservationLayout& obs, const ActionSpec& spec, const Config& config,
+                                       const OffPolicyAlgorithm& algorithm)
     : discrete_(!spec.continuous),
       num_actions_(spec.continuous ? static_cast<int64_t>(spec.low.size()) : spec.nvec.at(0)) {
   const auto& model = config.model;
-  const auto& actor_memory = model.memory_of(model.actor_memory);
-  const auto& critic_memory = model.memory_of(model.critic_memory);
-  const auto head = head_of(config.algo.type);
+  const auto& actor_memory = model.memory_of(model.off_policy.actor_memory);
+  const auto& critic_memory = model.memory_of(model.off_policy.critic_memory);
+  const auto head = algorithm.policy_head();
   actor = register_module("actor", RecurrentActor(obs, num_actions_, head, model.off_policy, actor_memory));
   critic = register_module("critic", RecurrentCritic(obs, num_actions_, discrete_, model.off_policy, critic_memory));
   critic_target =
@@ -81,10 +77,10 @@ OffPolicyAgentImpl::OffPolicyAgentImpl(const ObservationLayout& obs, const Actio
     for (auto& p : actor_target->parameters()) p.set_requires_grad(false);
   }
   // Tuned: log α starts at log(initial_alpha) (pomdp-baselines: 0, so α = 1, and entropy_alpha is ignored);
-  // otherwise α = entropy_alpha throughout.
-  const TemperatureConfig& temperature = config.algo.temperature();
-  const bool tuned = temperature.automatic_entropy_tuning;
-  const double start = tuned ? temperature.initial_alpha : temperature.entropy_alpha;
+  // otherwise α = entropy_alpha throughout. Without a temperature (TD3) log α is 0 and never stepped.
+  const TemperatureConfig* temperature = algorithm.temperature();
+  const bool tuned = temperature != nullptr && temperature->automatic_entropy_tuning;
+  const double start = temperature == nullptr ? 1.0 : tuned ? temperature->initial_alpha : temperature->entropy_alpha;
   log_alpha = register_parameter("log_alpha", torch::full({1}, std::log(std::max(start, 1e-30))),
                                  /*requires_grad=*/tuned);
 }
@@ -94,12 +90,17 @@ torch::Tensor OffPolicyAgentImpl::network_actions(const torch::Tensor& actions) 
   return torch::one_hot(actions.squeeze(-1).to(torch::kInt64), num_actions_).to(torch::kFloat32);
 }
 
+PolicyModel off_policy_policy_model(const Config& config, const ObservationLayout& obs, const ActionSpec& spec,
+                                    const torch::Device& device) {
+  const auto algorithm = off_policy_algorithm(config);
+  OffPolicyAgent agent(obs, spec, config, *algorithm);
+  return {agent.ptr(), [=] { return std::make_unique<OffPolicyActingPolicy>(agent, algorithm, device); }};
+}
+
 // ---------------------------------------------------------------------------------------------------------------
-OffPolicyActingPolicy::OffPolicyActingPolicy(OffPolicyAgent agent, const Config& config, torch::Device device)
-    : agent_(std::move(agent)),
-      type_(config.algo.type),
-      exploration_noise_(config.algo.td3.exploration_noise),
-      device_(device) {}
+OffPolicyActingPolicy::OffPolicyActingPolicy(OffPolicyAgent agent, std::shared_ptr<const OffPolicyAlgorithm> algorithm,
+                                             torch::Device device)
+    : agent_(std::move(agent)), algorithm_(std::move(algorithm)), device_(device) {}
 
 void OffPolicyActingPolicy::begin(int64_t num_envs) { state_ = agent_->actor->initial_state(num_envs, device_); }
 
@@ -111,18 +112,7 @@ torch::Tensor OffPolicyActingPolicy::act(const torch::Tensor& obs, const torch::
   memory::MemoryState next;
   const auto out = agent_->actor->forward(in, state_, &next)[0].to(torch::kCPU);
   state_ = memory::detach(next);
-  if (type_ == "sacd") {
-    const auto index = deterministic ? out.argmax(-1, /*keepdim=*/true)
-                                     : torch::multinomial(torch::softmax(out, -1), 1, /*replacement=*/true, generator);
-    return index.to(torch::kFloat32);
-  }
-  if (type_ == "td3") {
-    if (deterministic) return out;
-    return (out + exploration_noise_ * torch::randn(out.sizes(), generator, torch::kFloat32)).clamp(-1.0, 1.0);
-  }
-  const auto parts = out.chunk(2, -1);
-  if (deterministic) return torch::tanh(parts[0]);
-  return torch::tanh(parts[0] + parts[1].exp() * torch::randn(parts[0].sizes(), generator, torch::kFloat32));
+  return algorithm_->act(out, deterministic, generator);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -142,19 +132,24 @@ void OffPolicyUpdateStats::finish() {
 }
 
 nlohmann::json OffPolicyUpdateStats::to_json() const {
-  return {critic_loss, actor_loss, alpha, alpha_loss, entropy, q_mean, updates};
+  return {{"critic_loss", critic_loss}, {"actor_loss", actor_loss}, {"alpha", alpha},    {"alpha_loss", alpha_loss},
+          {"entropy", entropy},         {"q_mean", q_mean},         {"updates", updates}};
 }
 
 OffPolicyUpdateStats OffPolicyUpdateStats::from_json(const nlohmann::json& j) {
   OffPolicyUpdateStats s;
-  s.critic_loss = j.at(0), s.actor_loss = j.at(1), s.alpha = j.at(2), s.alpha_loss = j.at(3);
-  s.entropy = j.at(4), s.q_mean = j.at(5), s.updates = j.at(6);
+  s.critic_loss = j.at("critic_loss"), s.actor_loss = j.at("actor_loss"), s.alpha = j.at("alpha");
+  s.alpha_loss = j.at("alpha_loss"), s.entropy = j.at("entropy"), s.q_mean = j.at("q_mean");
+  s.updates = j.at("updates");
   return s;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
-    : config_(config), run_dir_(std::move(run_dir)), device_(resolve_device(config.experiment.device)) {
+    : config_(config),
+      run_dir_(std::move(run_dir)),
+      device_(resolve_device(config.experiment.device)),
+      algorithm_(off_policy_algorithm(config)) {
   set_torch_threads(config_.experiment.torch_threads);
   set_cpu_matmul(config_.experiment.cpu_matmul);
   const auto seed = static_cast<uint64_t>(config_.experiment.seed);
@@ -183,17 +178,7 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
                                        derive_seed(seed, {kEvalStream, 1}), options, config_.env.options);
   }
   spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
-  const std::string& type = config_.algo.type;
-  if (type == "sacd" && (spec_.continuous || spec_.nvec.size() != 1)) {
-    throw ConfigValueError(
-        "algo.type", fmt::format("algo.type = sacd needs a Discrete action space, but {} has {}{}", config_.env.id,
-                                 describe_actions(spec_),
-                                 spec_.continuous ? " (use sac or td3)" : " (set env.discrete_action: true)"));
-  }
-  if (type != "sacd" && !spec_.continuous) {
-    throw ConfigValueError("algo.type", fmt::format("algo.type = {} needs a Box action space, but {} has {} (use sacd)",
-                                                    type, config_.env.id, describe_actions(spec_)));
-  }
+  algorithm_->check_action_space(spec_, config_.env.id);
   seq_len_ = op.sampled_seq_len > 0 ? op.sampled_seq_len : envs_->max_episode_steps();
   if (op.buffer_size < envs_->max_episode_steps()) {
     throw ConfigValueError("algo.off_policy.buffer_size",
@@ -209,8 +194,8 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
     const auto& m = config_.model.off_policy;
     double floats_per_step = static_cast<double>(envs_->obs_size() + 2 * spec_.action_size() + 5);
     const double embeddings = m.observation_embedding_size + m.action_embedding_size + m.reward_embedding_size;
-    floats_per_step += 2 * embeddings + config_.model.memory_of(config_.model.actor_memory).hidden_size +
-                       config_.model.memory_of(config_.model.critic_memory).hidden_size;
+    floats_per_step += 2 * embeddings + config_.model.memory_of(config_.model.off_policy.actor_memory).hidden_size +
+                       config_.model.memory_of(config_.model.off_policy.critic_memory).hidden_size;
     for (int width : m.actor_layers) floats_per_step += width;
     for (int width : m.critic_layers) floats_per_step += 2.0 * width;
     check_fits_in_memory(
@@ -220,19 +205,18 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
         4.0 * floats_per_step * static_cast<double>(op.batch_size) * static_cast<double>(seq_len_ + op.burn_in + 1));
   }
   torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
-  agent_ =
-      OffPolicyAgent(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"), spec_, config_);
+  agent_ = OffPolicyAgent(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"), spec_, config_,
+                          *algorithm_);
   agent_->to(device_);
   critic_optimizer_ =
       std::make_unique<torch::optim::Adam>(agent_->critic->parameters(), torch::optim::AdamOptions(op.lr));
   actor_optimizer_ =
       std::make_unique<torch::optim::Adam>(agent_->actor->parameters(), torch::optim::AdamOptions(op.lr));
-  const double alpha_lr = config_.algo.temperature().alpha_lr;
+  const TemperatureConfig* temperature = algorithm_->temperature();
+  const double alpha_lr = temperature ? temperature->alpha_lr : TemperatureConfig{}.alpha_lr;
   alpha_optimizer_ = std::make_unique<torch::optim::Adam>(std::vector<torch::Tensor>{agent_->log_alpha},
                                                           torch::optim::AdamOptions(alpha_lr));
-  target_entropy_ = type == "sacd"
-                        ? config_.algo.sacd.target_entropy_ratio * std::log(static_cast<double>(agent_->num_actions()))
-                        : config_.algo.sac.target_entropy_per_dim * static_cast<double>(agent_->num_actions());
+  target_entropy_ = algorithm_->target_entropy(agent_->num_actions());
   EpisodeReplayOptions replay_options;
   replay_options.capacity = op.buffer_size;
   replay_options.obs_size = envs_->obs_size();
@@ -261,7 +245,8 @@ void OffPolicyTrainer::diverged(const std::string& what) const {
 }
 
 nlohmann::json OffPolicyTrainer::trainer_state() const {
-  return {{"iteration", iteration_},
+  return {{"format", kCheckpointFormat},
+          {"iteration", iteration_},
           {"env_steps", env_steps_},
           {"episodes", episodes_},
           {"updates", updates_},
@@ -312,16 +297,15 @@ ResumeReport OffPolicyTrainer::resume() {
   iteration_stats_ = OffPolicyUpdateStats::from_json(state.at("iteration_stats"));
   iteration_return_ = state.at("iteration_return");
   iteration_length_ = state.at("iteration_length");
-  iteration_success_ = state.value("iteration_success", 0.0);  // absent in checkpoints written before success
+  iteration_success_ = state.at("iteration_success");
   next_eval_episodes_ = state.at("next_eval_episodes");
   elapsed_seconds_ = state.at("elapsed_seconds");
-  tail_pending_ = state.value("tail_pending", false);  // absent before a stop could fall inside an evaluation
-  tail_seconds_ = state.value("tail_seconds", 0.0);
-  tail_collect_seconds_ = state.value("tail_collect_seconds", 0.0);
+  tail_pending_ = state.at("tail_pending");
+  tail_seconds_ = state.at("tail_seconds");
+  tail_collect_seconds_ = state.at("tail_collect_seconds");
   envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
   eval_envs_->set_episode_counters(state.at("eval_episode_counters").get<std::vector<uint64_t>>());
-  // Absent in checkpoints written before the training-split evaluation: its envs then start from episode 0.
-  if (train_split_eval_envs_ && state.contains("train_split_eval_episode_counters"))
+  if (train_split_eval_envs_)
     train_split_eval_envs_->set_episode_counters(
         state.at("train_split_eval_episode_counters").get<std::vector<uint64_t>>());
   if (const auto it = blobs.find("replay_buffer"); it != blobs.end()) {
@@ -373,7 +357,6 @@ ReplayBatch OffPolicyTrainer::sample_batch(int64_t update_index) const {
 OffPolicyUpdateStats OffPolicyTrainer::update(const ReplayBatch& cpu_batch, const torch::Generator& generator) {
   auto& agent = *agent_;
   const auto& op = config_.algo.off_policy;
-  const std::string& type = config_.algo.type;
   const double a = alpha();
   const auto to = [&](const torch::Tensor& x) { return x.to(device_); };
   const SequenceInputs in{to(cpu_batch.obs), agent.network_actions(to(cpu_batch.prev_actions)),
@@ -390,6 +373,7 @@ OffPolicyUpdateStats OffPolicyTrainer::update(const ReplayBatch& cpu_batch, cons
   const auto randn = [&](const torch::Tensor& like) {
     return torch::randn(like.sizes(), generator, torch::kFloat32).to(device_);
   };
+  const std::function<torch::Tensor(const torch::Tensor&)> noise = randn;
   OffPolicyUpdateStats stats;
   stats.updates = 1;
   stats.alpha = a;
@@ -397,44 +381,19 @@ OffPolicyUpdateStats OffPolicyTrainer::update(const ReplayBatch& cpu_batch, cons
   // The actor over the whole window once: its positions 1..T give the target's next actions (detached), its
   // positions 0..T−1 the actor loss (the actor's parameters do not change before the actor step).
   const auto actor_out = agent.actor->forward(in, agent.actor->initial_state(in.obs.size(1), device_), nullptr);
+  const UpdateInputs inputs{agent, in, actor_out, now, next, obs_now, obs_next, mask, a, noise};
 
   // ---- critic ----
   torch::Tensor target;
   {
     torch::NoGradGuard no_grad;
     const auto hidden_target = agent.critic_target->encode(in).y.index({next});
-    torch::Tensor next_value;
-    if (type == "sacd") {
-      const auto pi = categorical_policy(actor_out.index({next}).detach());
-      const auto q = agent.critic_target->q(hidden_target, obs_next, {});
-      next_value = sacd_soft_value(pi, q.q1, q.q2, a);
-    } else if (type == "sac") {
-      const auto sample =
-          squashed_gaussian_sample(actor_out.index({next}).detach(), randn(actor_out.index({next}).chunk(2, -1)[0]));
-      const auto q = agent.critic_target->q(hidden_target, obs_next, sample.action);
-      next_value = torch::min(q.q1, q.q2).squeeze(-1) - a * sample.log_prob;
-    } else {
-      const auto mu =
-          agent.actor_target->forward(in, agent.actor_target->initial_state(in.obs.size(1), device_), nullptr)
-              .index({next});
-      const auto& td3 = config_.algo.td3;
-      const auto smoothed = td3_smoothed_action(mu, randn(mu), td3.target_noise, td3.target_noise_clip);
-      const auto q = agent.critic_target->q(hidden_target, obs_next, smoothed);
-      next_value = torch::min(q.q1, q.q2).squeeze(-1);
-    }
+    const auto next_value = algorithm_->next_value(inputs, hidden_target);  // draws before the actor's noise
     target = td_target(rewards, terminated, op.gamma, next_value);
   }
   const auto hidden = agent.critic->encode(in).y.index({now});
   auto q = agent.critic->q(hidden, obs_now, agent.network_actions(actions));
-  torch::Tensor q1, q2;
-  if (type == "sacd") {
-    const auto index = actions.to(torch::kInt64);  // [T, B, 1]
-    q1 = q.q1.gather(-1, index).squeeze(-1);
-    q2 = q.q2.gather(-1, index).squeeze(-1);
-  } else {
-    q1 = q.q1.squeeze(-1);
-    q2 = q.q2.squeeze(-1);
-  }
+  const auto [q1, q2] = algorithm_->taken_q(q, actions);
   const auto qf_loss = critic_loss(q1, target, mask) + critic_loss(q2, target, mask);
   stats.critic_loss = qf_loss.item<double>();
   if (!std::isfinite(stats.critic_loss)) diverged(fmt::format("the critic loss is {}", stats.critic_loss));
@@ -445,7 +404,7 @@ OffPolicyUpdateStats OffPolicyTrainer::update(const ReplayBatch& cpu_batch, cons
   stats.q_mean = masked_mean(q1.detach(), mask).item<double>();
 
   // ---- actor (with the updated critic, whose parameters get no gradient) ----
-  torch::Tensor actor_loss, mean_log_prob;
+  ActorTerms actor;
   {
     for (auto& p : agent.critic->parameters()) p.set_requires_grad(false);
     struct Unfreeze {
@@ -454,24 +413,9 @@ OffPolicyUpdateStats OffPolicyTrainer::update(const ReplayBatch& cpu_batch, cons
         for (auto& p : critic->parameters()) p.set_requires_grad(true);
       }
     } unfreeze{agent.critic};
-    const auto critic_hidden = agent.critic->encode(in).y.index({now});
-    if (type == "sacd") {
-      const auto pi = categorical_policy(actor_out.index({now}));
-      const auto qa = agent.critic->q(critic_hidden, obs_now, {});
-      actor_loss = sacd_actor_loss(pi, qa.q1, qa.q2, a, mask);
-      const auto neg_entropy = sacd_neg_entropy(pi).detach();
-      mean_log_prob = masked_mean(neg_entropy, mask);
-    } else if (type == "sac") {
-      const auto out = actor_out.index({now});
-      const auto sample = squashed_gaussian_sample(out, randn(out.chunk(2, -1)[0]));
-      const auto qa = agent.critic->q(critic_hidden, obs_now, sample.action);
-      actor_loss = sac_actor_loss(sample.log_prob, qa.q1, qa.q2, a, mask);
-      mean_log_prob = masked_mean(sample.log_prob.detach(), mask);
-    } else {
-      const auto qa = agent.critic->q(critic_hidden, obs_now, actor_out.index({now}));
-      actor_loss = -masked_mean(torch::min(qa.q1, qa.q2).squeeze(-1), mask);
-    }
+    actor = algorithm_->actor_terms(inputs, agent.critic->encode(in).y.index({now}));
   }
+  const auto& [actor_loss, mean_log_prob] = actor;
   stats.actor_loss = actor_loss.item<double>();
   if (!std::isfinite(stats.actor_loss)) diverged(fmt::format("the actor loss is {}", stats.actor_loss));
   actor_optimizer_->zero_grad();
@@ -512,7 +456,7 @@ std::optional<OffPolicyTrainer::EvalResult> OffPolicyTrainer::evaluate(envs::Vec
   const auto torch_stream = split == 0 ? stream({kEvalStream, static_cast<uint64_t>(episodes_)})
                                        : stream({kEvalStream, static_cast<uint64_t>(episodes_), split});
   seed_memory_streams(*agent_, memory_stream);
-  OffPolicyActingPolicy policy(agent_, config_, device_);
+  OffPolicyActingPolicy policy(agent_, algorithm_, device_);
   EpisodeTally tally;
   const auto generator = generator_for(torch_stream);
   std::set<int> tasks_played;
@@ -580,7 +524,7 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
         const auto generator = generator_for(stream({kTorchStream, static_cast<uint64_t>(iteration_)}));
         agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking paper Eq. 8)
         seed_memory_streams(*agent_, stream({kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
-        OffPolicyActingPolicy actor_policy(agent_, config_, device_);
+        OffPolicyActingPolicy actor_policy(agent_, algorithm_, device_);
         UniformRandomPolicy random_policy(spec_);
         ActingPolicy& policy = warmup ? static_cast<ActingPolicy&>(random_policy) : actor_policy;
         progress.phase(

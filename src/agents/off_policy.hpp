@@ -17,6 +17,7 @@
 #include "agents/checkpoint.hpp"
 #include "agents/episode_replay.hpp"
 #include "agents/experiment_config.hpp"
+#include "agents/off_policy/algorithm.hpp"
 #include "agents/recurrent_networks.hpp"
 #include "agents/trainer.hpp"
 #include "core/seed.hpp"
@@ -33,7 +34,8 @@ namespace rlm::agents {
 /// target critic, target actor (TD3 only) and log α.
 class OffPolicyAgentImpl : public torch::nn::Module {
  public:
-  OffPolicyAgentImpl(const ObservationLayout& obs, const ActionSpec& spec, const Config& config);
+  OffPolicyAgentImpl(const ObservationLayout& obs, const ActionSpec& spec, const Config& config,
+                     const OffPolicyAlgorithm& algorithm);
   RecurrentActor actor{nullptr}, actor_target{nullptr};
   RecurrentCritic critic{nullptr}, critic_target{nullptr};
   torch::Tensor log_alpha;  ///< [1]; α = exp(log α) when tuned
@@ -52,15 +54,15 @@ TORCH_MODULE(OffPolicyAgent);
 /// The actor acting step by step with its carried memory (rollouts, evaluation, `rlm eval`).
 class OffPolicyActingPolicy : public ActingPolicy {
  public:
-  OffPolicyActingPolicy(OffPolicyAgent agent, const Config& config, torch::Device device);
+  OffPolicyActingPolicy(OffPolicyAgent agent, std::shared_ptr<const OffPolicyAlgorithm> algorithm,
+                        torch::Device device);
   void begin(int64_t num_envs) override;
   torch::Tensor act(const torch::Tensor& obs, const torch::Tensor& prev_actions, const torch::Tensor& prev_rewards,
                     const torch::Tensor& starts, bool deterministic, const torch::Generator& generator) override;
 
  private:
   OffPolicyAgent agent_;
-  std::string type_;
-  double exploration_noise_;
+  std::shared_ptr<const OffPolicyAlgorithm> algorithm_;
   torch::Device device_;
   memory::MemoryState state_;
 };
@@ -119,6 +121,7 @@ class OffPolicyTrainer : public Trainer {
   Config config_;
   std::filesystem::path run_dir_;
   torch::Device device_;
+  std::shared_ptr<const OffPolicyAlgorithm> algorithm_;  ///< what sets sac, sacd and td3 apart
   std::unique_ptr<envs::VecEnv> envs_, eval_envs_;
   /// Envs with a task split (meta-RL) are also evaluated on their training tasks, as pomdp-baselines logs
   /// success_rate_train beside success_rate_eval; null for other envs.
@@ -144,5 +147,12 @@ class OffPolicyTrainer : public Trainer {
   double tail_seconds_ = 0, tail_collect_seconds_ = 0;  ///< the pending iteration's timings, for its row
   int64_t saved_iteration_ = -1, saved_updates_ = -1;
 };
+
+/// The algorithm of algo.type (its trainer_rows() row), for the off-policy types.
+std::shared_ptr<const OffPolicyAlgorithm> off_policy_algorithm(const Config& config);
+
+/// The off-policy agent and a policy acting with its actor, for evaluation (trainer_rows()).
+PolicyModel off_policy_policy_model(const Config& config, const ObservationLayout& obs, const ActionSpec& spec,
+                                    const torch::Device& device);
 
 }  // namespace rlm::agents

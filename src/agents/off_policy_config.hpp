@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/config_schema.hpp"
+#include "memory/memory_config.hpp"
 
 namespace rlm {
 
@@ -159,6 +160,11 @@ struct OffPolicyModelConfig {
   /// rlkit: pomdp-baselines' init (MLP weights U(±1/√out_features), biases 0.1, last layers U(±3e-3 / ±1e-3), memory
   /// weights orthogonal with zero biases: recurrent_networks.hpp); torch: LibTorch's defaults everywhere.
   std::string init = "rlkit";
+  /// The actor's and the critic's own memory (separate memories, as pomdp-baselines recommends). type "same"
+  /// (default) builds model.memory for that network; any backend type gives it its own settings (the SHM paper's
+  /// fork runs a GRU actor with an SHM critic).
+  MemoryConfig actor_memory = MemoryConfig::same_as_model();
+  MemoryConfig critic_memory = MemoryConfig::same_as_model();
 
   template <class V>
   void visit(V& v) {
@@ -170,6 +176,8 @@ struct OffPolicyModelConfig {
     v.field("actor_layers", actor_layers, in_range(1, kMaxWidth));
     v.field("critic_layers", critic_layers, in_range(1, kMaxWidth));
     v.field("init", init, one_of({"rlkit", "torch"}));
+    v.section("actor_memory", actor_memory);
+    v.section("critic_memory", critic_memory);
   }
   bool operator==(const OffPolicyModelConfig&) const = default;
 };

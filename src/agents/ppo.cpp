@@ -17,7 +17,7 @@
 //   kl_coeff x1.5 when the iteration's mean KL > 2 kl_target and x0.5 when < kl_target / 2.
 // Every random stream is derived from (experiment.seed, iteration) at each iteration start, so a resumed run
 // continues bitwise identically (same thread counts, CPU). Stops are honoured at every env step and minibatch, and
-// a non-finite loss, gradient or parameter (or KL above algo.max_kl) stops the run before anything bad is saved
+// a non-finite loss, gradient or parameter (or KL above algo.ppo.max_kl) stops the run before anything bad is saved
 // (docs/ARCHITECTURE.md, "Reliability guarantees").
 #include "agents/ppo.hpp"
 
@@ -89,37 +89,39 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
   } catch (const EnvOptionError& e) {
     throw ConfigValueError("env." + e.option, e.what());
   }
-  if (envs_->max_episode_steps() > config_.algo.max_seq_len) {
+  if (envs_->max_episode_steps() > config_.algo.ppo.max_seq_len) {
     throw ConfigValueError(
-        "algo.max_seq_len",
-        fmt::format("algo.max_seq_len = {} is shorter than the longest episode of {} ({} steps); "
+        "algo.ppo.max_seq_len",
+        fmt::format("algo.ppo.max_seq_len = {} is shorter than the longest episode of {} ({} steps); "
                     "whole-episode sequences need max_seq_len >= {}",
-                    config_.algo.max_seq_len, config_.env.id, envs_->max_episode_steps(), envs_->max_episode_steps()));
+                    config_.algo.ppo.max_seq_len, config_.env.id, envs_->max_episode_steps(),
+                    envs_->max_episode_steps()));
   }
   action_spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
   {  // the rollout tensors of collect_rollout(), float32 and bool per step and env: refuse before the first one
     const double steps = static_cast<double>(config_.env.num_envs) *
-                         static_cast<double>(config_.algo.steps_per_env + envs_->max_episode_steps());
+                         static_cast<double>(config_.algo.ppo.steps_per_env + envs_->max_episode_steps());
     const double bytes_per_step =
         4.0 * static_cast<double>(envs_->obs_size() + action_spec_.action_size() + action_spec_.num_logits() + 4) + 4.0;
-    check_fits_in_memory(
-        "algo.steps_per_env",
-        fmt::format("env.num_envs * algo.steps_per_env = {} * {}", config_.env.num_envs, config_.algo.steps_per_env),
-        "the rollout", steps * bytes_per_step);
+    check_fits_in_memory("algo.ppo.steps_per_env",
+                         fmt::format("env.num_envs * algo.ppo.steps_per_env = {} * {}", config_.env.num_envs,
+                                     config_.algo.ppo.steps_per_env),
+                         "the rollout", steps * bytes_per_step);
   }
   torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
   model_ = ActorCritic(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"),
                        action_spec_.num_logits(), config_.model);
   model_->to(device_);
   optimizer_ = std::make_unique<torch::optim::Adam>(
-      model_->parameters(), torch::optim::AdamOptions(config_.algo.lr).eps(config_.algo.adam_eps));
-  kl_coeff_ = config_.algo.kl_coeff;
+      model_->parameters(), torch::optim::AdamOptions(config_.algo.ppo.lr).eps(config_.algo.ppo.adam_eps));
+  kl_coeff_ = config_.algo.ppo.kl_coeff;
 }
 
 PpoTrainer::~PpoTrainer() = default;
 
 nlohmann::json PpoTrainer::trainer_state() const {
-  return {{"iteration", iteration_},
+  return {{"format", kCheckpointFormat},
+          {"iteration", iteration_},
           {"env_steps", env_steps_},
           {"episodes", episodes_},
           {"kl_coeff", kl_coeff_},
@@ -137,8 +139,8 @@ ResumeReport PpoTrainer::resume() {
   // The loaded optimizer state carries the old run's options; a resume may change these two (resume_policy.hpp).
   for (auto& group : optimizer_->param_groups()) {
     auto& options = static_cast<torch::optim::AdamOptions&>(group.options());
-    options.lr(config_.algo.lr);
-    options.eps(config_.algo.adam_eps);
+    options.lr(config_.algo.ppo.lr);
+    options.eps(config_.algo.ppo.adam_eps);
   }
   iteration_ = state.at("iteration");
   env_steps_ = state.at("env_steps");
@@ -225,7 +227,7 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
   const int64_t n = envs_->num_envs();
   const int64_t obs_size = envs_->obs_size();
   const int64_t components = action_spec_.action_size();
-  const int64_t capacity = config_.algo.steps_per_env + envs_->max_episode_steps();
+  const int64_t capacity = config_.algo.ppo.steps_per_env + envs_->max_episode_steps();
   const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
   const auto flag = torch::TensorOptions().dtype(torch::kBool);
 
@@ -249,7 +251,7 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
   RolloutPolicy policy(model_, action_spec_, device_, {r.obs, r.starts, r.actions, r.log_probs, r.values, r.logits});
 
   // RLlib's complete_episodes: every env plays until it has steps_per_env steps and its episode has ended.
-  const int64_t steps_per_env = config_.algo.steps_per_env;
+  const int64_t steps_per_env = config_.algo.ppo.steps_per_env;
   const auto plan = [&](int, int64_t steps, int64_t) { return steps < steps_per_env; };
   const int64_t target = steps_per_env * n;
   const auto on_step = [&](const StepView& step) {
@@ -315,8 +317,8 @@ PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
         ep_values[i] = values[begin + i][b];
       }
       const float last = terminated[t][b] ? 0.0f : bootstrap[t][b];
-      compute_gae(ep_rewards, ep_values, last, static_cast<float>(config_.algo.gamma),
-                  static_cast<float>(config_.algo.gae_lambda), ep_adv);
+      compute_gae(ep_rewards, ep_values, last, static_cast<float>(config_.algo.ppo.gamma),
+                  static_cast<float>(config_.algo.ppo.gae_lambda), ep_adv);
       for (int64_t i = 0; i < length; ++i) adv[begin + i][b] = ep_adv[i];
       episodes.push_back({b, begin, length});
       begin = t + 1;
@@ -365,7 +367,7 @@ PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
   batch.value_targets = gather(value_targets);
   batch.mask = mask.to(device_);
   auto a = gather(advantages);
-  if (config_.algo.normalize_advantages) {
+  if (config_.algo.ppo.normalize_advantages) {
     // RLlib's standardized(): population std over every real step, floored at 1e-4.
     const auto real = a.masked_select(batch.mask);
     const auto mean = real.mean();
@@ -381,7 +383,7 @@ PpoTrainer::Batch PpoTrainer::make_batch(Rollout& r) const {
 // ---------------------------------------------------------------------------------------------------------------
 std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
                                                         const std::function<bool()>& stop_requested) {
-  const auto& algo = config_.algo;
+  const PpoConfig& algo = config_.algo.ppo;
   const std::vector<SequenceRange> minibatches = rllib_minibatches(batch.seq_lens, algo.minibatch_size);
   const auto num_minibatches = static_cast<int64_t>(minibatches.size());
   std::mt19937_64 order_rng(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
@@ -466,7 +468,7 @@ std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
     if (!torch::isfinite(p).all().item<bool>()) diverged("a parameter is not finite after the update");
   }
   if (algo.max_kl > 0 && !(stats.kl <= algo.max_kl)) {
-    diverged(fmt::format("the mean KL of the update is {:.4g}, above algo.max_kl = {}", stats.kl, algo.max_kl));
+    diverged(fmt::format("the mean KL of the update is {:.4g}, above algo.ppo.max_kl = {}", stats.kl, algo.max_kl));
   }
   return stats;
 }
@@ -507,8 +509,8 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
         save_start_state();
         const auto last = latest_checkpoint(run_dir_);
         throw DivergenceError(
-            fmt::format("{}; nothing of it was checkpointed, {} (try a lower algo.lr or set "
-                        "algo.grad_clip)",
+            fmt::format("{}; nothing of it was checkpointed, {} (try a lower algo.ppo.lr or set "
+                        "algo.ppo.grad_clip)",
                         e.what(),
                         last ? fmt::format("--resume continues from {}", last->string())
                              : std::string("and the run has no checkpoint")));
@@ -523,9 +525,9 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
     const int64_t steps = rollout->valid.sum().item<int64_t>();
 
     // Adaptive KL penalty (RLlib's update_kl), once per iteration from the mean KL over its minibatches.
-    if (stats.kl > 2.0 * config_.algo.kl_target)
+    if (stats.kl > 2.0 * config_.algo.ppo.kl_target)
       kl_coeff_ *= 1.5;
-    else if (stats.kl < 0.5 * config_.algo.kl_target)
+    else if (stats.kl < 0.5 * config_.algo.ppo.kl_target)
       kl_coeff_ *= 0.5;
 
     ++iteration_;
@@ -574,6 +576,38 @@ TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
   summary.iterations = iteration_;
   summary.env_steps = env_steps_;
   return summary;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+namespace {
+
+/// PPO's ActorCritic acting: logits from the model stepped with T = 1, sampled or the most likely action.
+class ActorCriticPolicy : public ActingPolicy {
+ public:
+  ActorCriticPolicy(ActorCritic model, ActionSpec spec, torch::Device device)
+      : model_(std::move(model)), spec_(std::move(spec)), device_(device) {}
+  void begin(int64_t num_envs) override { state_ = model_->initial_state(num_envs, device_); }
+  torch::Tensor act(const torch::Tensor& obs, const torch::Tensor&, const torch::Tensor&, const torch::Tensor& starts,
+                    bool deterministic, const torch::Generator& generator) override {
+    auto out = model_->forward(obs.unsqueeze(0).to(device_), state_, starts.unsqueeze(0).to(device_));
+    state_ = out.state;
+    ActionDistribution dist(spec_, out.logits[0].to(torch::kCPU));
+    return deterministic ? dist.mode() : dist.sample(generator);
+  }
+
+ private:
+  ActorCritic model_;
+  ActionSpec spec_;
+  torch::Device device_;
+  memory::MemoryState state_;
+};
+
+}  // namespace
+
+PolicyModel ppo_policy_model(const Config& config, const ObservationLayout& obs, const ActionSpec& spec,
+                             const torch::Device& device) {
+  ActorCritic model(obs, spec.num_logits(), config.model);
+  return {model.ptr(), [=] { return std::make_unique<ActorCriticPolicy>(model, spec, device); }};
 }
 
 }  // namespace rlm::agents

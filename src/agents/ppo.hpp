@@ -29,13 +29,13 @@ class PpoTrainer : public Trainer {
   ~PpoTrainer() override;
   /// Restores the newest usable checkpoint of run_dir, falling back to older ones when a newer one is corrupt or
   /// does not match the model (throws CheckpointError if none is usable), then applies the config's optimiser
-  /// settings (algo.lr, algo.adam_eps), which a resume may change.
+  /// settings (algo.ppo.lr, algo.ppo.adam_eps), which a resume may change.
   ResumeReport resume() override;
   /// Trains until algo.total_steps env steps have been collected, or until `stop_requested` returns true. It is
   /// checked at every env step and minibatch: a stop at the end of an iteration checkpoints it; a stop inside one
   /// abandons the iteration and checkpoints the state it started from (unless that is on disk already), so a resumed
   /// run repeats it exactly. Throws DivergenceError, without checkpointing, when a loss, gradient norm or parameter is
-  /// not finite or the mean KL exceeds algo.max_kl.
+  /// not finite or the mean KL exceeds algo.ppo.max_kl.
   TrainSummary train(const std::function<bool()>& stop_requested = {}) override;
   ActorCritic& model() { return model_; }
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
@@ -70,5 +70,9 @@ class PpoTrainer : public Trainer {
   double kl_coeff_ = 0.0;
   double elapsed_seconds_ = 0.0;
 };
+
+/// PPO's ActorCritic and a policy acting with it (stepped with T = 1), for evaluation (trainer_rows()).
+PolicyModel ppo_policy_model(const Config& config, const ObservationLayout& obs, const ActionSpec& spec,
+                             const torch::Device& device);
 
 }  // namespace rlm::agents

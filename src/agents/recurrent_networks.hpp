@@ -1,8 +1,9 @@
 // The off-policy trainers' networks, assembled from embedders + a memory backend + MLP heads, one set per network
 // (twni2016/pomdp-baselines@28cb5dd:policies/models/policy_rnn.py, separate RNNs; the KF paper's RAC, KF paper §4.1):
-//   HistoryEncoder  = embed(a_{t-1}, r_{t-1}, o_t) -> memory (any backend, model.actor_memory / critic_memory)
-//   RecurrentCritic = encoder -> [hidden_t, shortcut(o_t[, a_t])] -> twin Q MLPs (|A| outputs for discrete actions)
-//   RecurrentActor  = encoder -> [hidden_t, obs branch(o_t)] -> policy MLP -> categorical logits (sacd),
+//   HistoryEncoder  = embed(a_{t-1}, r_{t-1}, o_t) -> memory (any backend, model.off_policy.actor_memory /
+//   critic_memory) RecurrentCritic = encoder -> [hidden_t, shortcut(o_t[, a_t])] -> twin Q MLPs (|A| outputs for
+//   discrete actions) RecurrentActor  = encoder -> [hidden_t, obs branch(o_t)] -> policy MLP -> categorical logits
+//   (sacd),
 //                     mean and log-std (sac) or tanh(mean) (td3)
 // With model.encoder: cnn each network has one image encoder (image_encoder.hpp) that both its memory input and its
 // shortcut read, as pomdp-baselines shares one per network: the image's embedding replaces the observation embedding

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <thread>
 
-#include "agents/actor_critic.hpp"
 #include "agents/checkpoint.hpp"
 #include "agents/off_policy.hpp"
 #include "agents/ppo.hpp"
@@ -19,49 +18,42 @@ namespace rlm::agents {
 namespace fs = std::filesystem;
 namespace {
 
-/// PPO's ActorCritic acting: logits from the model stepped with T = 1, sampled or the most likely action.
-class ActorCriticPolicy : public ActingPolicy {
- public:
-  ActorCriticPolicy(ActorCritic model, ActionSpec spec, torch::Device device)
-      : model_(std::move(model)), spec_(std::move(spec)), device_(device) {}
-  void begin(int64_t num_envs) override { state_ = model_->initial_state(num_envs, device_); }
-  torch::Tensor act(const torch::Tensor& obs, const torch::Tensor&, const torch::Tensor&, const torch::Tensor& starts,
-                    bool deterministic, const torch::Generator& generator) override {
-    auto out = model_->forward(obs.unsqueeze(0).to(device_), state_, starts.unsqueeze(0).to(device_));
-    state_ = out.state;
-    ActionDistribution dist(spec_, out.logits[0].to(torch::kCPU));
-    return deterministic ? dist.mode() : dist.sample(generator);
-  }
+template <class T>
+std::unique_ptr<Trainer> make(const Config& config, fs::path run_dir) {
+  return std::make_unique<T>(config, std::move(run_dir));
+}
 
- private:
-  ActorCritic model_;
-  ActionSpec spec_;
-  torch::Device device_;
-  memory::MemoryState state_;
-};
+const TrainerRow& trainer_row(const std::string& type) {
+  for (const TrainerRow& row : trainer_rows()) {
+    if (row.type == type) return row;
+  }
+  throw ConfigValueError("algo.type", fmt::format("algo.type = '{}' names no trainer", type));
+}
 
 }  // namespace
 
+const std::vector<TrainerRow>& trainer_rows() {
+  static const std::vector<TrainerRow> rows = {
+      {"ppo", make<PpoTrainer>, ppo_policy_model},
+      {"sac", make<OffPolicyTrainer>, off_policy_policy_model, make_sac},
+      {"sacd", make<OffPolicyTrainer>, off_policy_policy_model, make_sacd},
+      {"td3", make<OffPolicyTrainer>, off_policy_policy_model, make_td3},
+  };
+  return rows;
+}
+
 std::unique_ptr<Trainer> make_trainer(const Config& config, fs::path run_dir) {
-  if (config.algo.type == "ppo") return std::make_unique<PpoTrainer>(config, std::move(run_dir));
-  return std::make_unique<OffPolicyTrainer>(config, std::move(run_dir));
+  return trainer_row(config.algo.type).make(config, std::move(run_dir));
 }
 
 LoadedPolicy load_policy(const Config& config, const envs::VecEnv& envs, const fs::path& run_dir,
                          const fs::path& checkpoint, const torch::Device& device,
                          const std::function<void(const fs::path&, const std::string&)>& on_skip) {
   const auto spec = ActionSpec::from_space(envs.action_space(), config.env.id);
-  std::shared_ptr<torch::nn::Module> module;
-  std::function<std::unique_ptr<ActingPolicy>()> make;
-  if (config.algo.type == "ppo") {
-    ActorCritic model(envs.obs_size(), spec.num_logits(), config.model);
-    module = model.ptr();
-    make = [=] { return std::make_unique<ActorCriticPolicy>(model, spec, device); };
-  } else {
-    OffPolicyAgent agent(envs.obs_size(), spec, config);
-    module = agent.ptr();
-    make = [=] { return std::make_unique<OffPolicyActingPolicy>(agent, config, device); };
-  }
+  // The layout the trainer built its network for: an image env's pixels go through model.cnn's encoder.
+  const auto obs = observation_layout(envs, config.model, config.env.markovian == "partial");
+  const PolicyModel model = trainer_row(config.algo.type).policy(config, obs, spec, device);
+  const std::shared_ptr<torch::nn::Module>& module = model.module;
   // An explicit checkpoint is evaluated or fails (exit 3); by default the newest valid one, as --resume takes it.
   LoadedPolicy loaded;
   if (!checkpoint.empty()) {
@@ -73,7 +65,7 @@ LoadedPolicy load_policy(const Config& config, const envs::VecEnv& envs, const f
   module->to(device);
   module->eval();
   seed_memory_streams(*module, derive_seed(static_cast<uint64_t>(config.experiment.seed), {kMemoryStream, 3}));
-  loaded.policy = make();
+  loaded.policy = model.make();
   return loaded;
 }
 

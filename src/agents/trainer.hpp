@@ -1,5 +1,5 @@
 // The one interface `rlm train`, `eval`, `bench` and `--resume` use, whatever algo.type says: PPO (ppo.hpp) or the
-// recurrent off-policy trainers SAC, SAC-Discrete and TD3 (off_policy.hpp).
+// recurrent off-policy trainers SAC, SAC-Discrete and TD3 (off_policy.hpp), each a row of trainer_rows().
 #pragma once
 #include <torch/torch.h>
 
@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "agents/acting.hpp"
+#include "agents/action_distribution.hpp"
 #include "agents/experiment_config.hpp"
+#include "agents/image_encoder.hpp"
 
 namespace rlm::agents {
 
@@ -39,6 +41,26 @@ class Trainer {
   /// update); either way the run folder then holds a checkpoint a resume continues from exactly.
   virtual TrainSummary train(const std::function<bool()>& stop_requested = {}) = 0;
 };
+
+/// A trainer's acting network for evaluation: the module a checkpoint loads into, and a maker of policies acting
+/// with it (called once its parameters are loaded).
+struct PolicyModel {
+  std::shared_ptr<torch::nn::Module> module;
+  std::function<std::unique_ptr<ActingPolicy>()> make;
+};
+
+/// One trainer type: how to build it and its policy for evaluation. agents/trainer.cpp holds the rows, in the order
+/// of trainer_schemas() (agents/trainer_schema.cpp, which says which config sections each type reads).
+class OffPolicyAlgorithm;
+struct TrainerRow {
+  std::string_view type;
+  std::unique_ptr<Trainer> (*make)(const Config& config, std::filesystem::path run_dir);
+  PolicyModel (*policy)(const Config& config, const ObservationLayout& obs, const ActionSpec& spec,
+                        const torch::Device& device);
+  /// An off-policy type's losses and acting (agents/off_policy/algorithm.hpp); null for other trainers.
+  std::unique_ptr<OffPolicyAlgorithm> (*off_policy)(const Config& config) = nullptr;
+};
+const std::vector<TrainerRow>& trainer_rows();
 
 /// The trainer algo.type names, with envs, networks and optimisers built (values only it can judge are thrown as
 /// ConfigValueError naming their key).

@@ -86,7 +86,7 @@ int bench_command(const Args& args) {
     if (!c.memory_type.empty()) overrides.push_back("model.memory.type=" + c.memory_type);
     Config config = load_config(source_dir() / c.config, overrides);  // the configs ship with the sources
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
-    config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.steps_per_env * c.iterations;
+    config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.ppo.steps_per_env * c.iterations;
     config.checkpoint.every = 1 << 30;
     const fs::path run_dir = scratch / (fs::path(c.config).stem().string() + c.memory_type);
     fs::create_directories(run_dir);

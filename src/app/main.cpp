@@ -146,7 +146,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
     return 4;
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "rlm: error: out of memory (reduce env.num_envs, algo.steps_per_env or the model's sizes)\n");
+    fmt::print(stderr,
+               "rlm: error: out of memory (reduce env.num_envs, algo.ppo.steps_per_env or the model's sizes)\n");
     return 1;
   } catch (const c10::Error& e) {
     fmt::print(stderr, "rlm: error: {}\n", first_line(e.what_without_backtrace()));

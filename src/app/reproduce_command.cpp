@@ -178,12 +178,12 @@ int reproduce_command(const Args& raw_args) {
       const Config config = load_config(run.config, run.overrides);
       totals.push_back(config.algo.total_steps);
       if (config.algo.type != "ppo") continue;
-      const double iteration = static_cast<double>(config.env.num_envs) * config.algo.steps_per_env;
+      const double iteration = static_cast<double>(config.env.num_envs) * config.algo.ppo.steps_per_env;
       if (const double need = iteration / static_cast<double>(config.algo.total_steps); need > smallest) {
         smallest = need;
         smallest_cell =
-            fmt::format("{}: one iteration is env.num_envs × algo.steps_per_env = {} × {} steps of {}",
-                        run.config_label, config.env.num_envs, config.algo.steps_per_env, config.algo.total_steps);
+            fmt::format("{}: one iteration is env.num_envs × algo.ppo.steps_per_env = {} × {} steps of {}",
+                        run.config_label, config.env.num_envs, config.algo.ppo.steps_per_env, config.algo.total_steps);
       }
     }
     if (budget < smallest)

@@ -41,6 +41,22 @@ inline std::string shown_token(const std::string& token) {
   return fmt::format("{}...({} characters)", token.substr(0, 120), token.size());
 }
 
+/// A key that moved to another place in the schema. A config that still uses the old key (a file, an override, a
+/// sweep or an old run folder's config.yaml) is refused with "OLD is now NEW" rather than read with another meaning:
+/// a key is never given a new meaning in place.
+struct KeyMove {
+  std::string from, to;  ///< key paths; a section moves with everything under it
+};
+
+/// Where `path` is now, when it or a section above it moved.
+inline std::optional<std::string> moved_to(const std::string& path, const std::vector<KeyMove>& moves) {
+  for (const KeyMove& move : moves) {
+    if (path == move.from || (path.starts_with(move.from) && path[move.from.size()] == '.'))
+      return move.to + path.substr(move.from.size());
+  }
+  return std::nullopt;
+}
+
 /// Where a value came from: a file (errors say file:line) or one command-line override (errors quote it).
 struct Source {
   std::string name;  ///< file name, or the whole override token
@@ -48,6 +64,7 @@ struct Source {
   std::string override_key;  ///< the key path an override token names; its errors need not repeat it
   std::map<std::string, std::string>* origins = nullptr;  ///< key path -> where it was last set
   const std::vector<std::string>* known_keys = nullptr;   ///< every key path of the schema, for did-you-mean hints
+  const std::vector<KeyMove>* moved = nullptr;            ///< keys that moved, named in their errors
 
   std::string at(const YAML::Node& node) const {
     if (command_line) return "command line: " + shown_token(name);
@@ -322,6 +339,8 @@ void read_section(const YAML::Node& map, S& section, const std::string& prefix, 
     FieldReader reader(key, key_node, entry.second, path, src);
     section.visit(reader);
     if (!reader.found()) {
+      if (const auto now = src.moved ? moved_to(path, *src.moved) : std::nullopt)
+        fail(fmt::format("{}: {} is now {}", src.at(key_node), path, *now));
       fail(fmt::format("{}: unknown {} '{}'{}", src.at(key_node), prefix.empty() ? "section" : "key", path,
                        did_you_mean(path, src)));
     }
@@ -414,7 +433,7 @@ class ValueCollector {
 };
 
 /// Calls check(CheckContext) on every section of the visited struct that declares one, outermost first, each with
-/// its own path: a struct that appears twice (model.memory, model.actor_memory) is checked at both places.
+/// its own path: a struct that appears twice (model.memory, model.off_policy.actor_memory) is checked at both places.
 class SectionChecker {
  public:
   SectionChecker(std::string prefix, const Report& report) : prefix_(std::move(prefix)), report_(report) {}
@@ -455,7 +474,7 @@ inline YAML::Node nest(const std::vector<std::string>& path, size_t i, const YAM
 /// Applies one "key.path=value" token: the value is wrapped as {key: {path: value}} and read like a file.
 template <class Root>
 void apply_override(Root& config, const std::string& token, std::map<std::string, std::string>& origins,
-                    const std::vector<std::string>& known) {
+                    const std::vector<std::string>& known, const std::vector<KeyMove>& moved) {
   const size_t eq = token.find('=');
   if (eq == std::string::npos) {
     const std::string key = trim(token);
@@ -466,6 +485,8 @@ void apply_override(Root& config, const std::string& token, std::map<std::string
   }
   const std::string key = trim(std::string_view(token).substr(0, eq));
   if (std::find(known.begin(), known.end(), key) == known.end()) {
+    if (const auto now = moved_to(key, moved))
+      fail(fmt::format("command line: {}: {} is now {}", shown_token(token), key, *now));
     fail(fmt::format("command line: {}: unknown key '{}'{}", shown_token(token), key, did_you_mean(key, known)));
   }
   YAML::Node value;
@@ -480,7 +501,7 @@ void apply_override(Root& config, const std::string& token, std::map<std::string
   } catch (const ConfigError&) {
     fail(fmt::format("command line: {}: malformed YAML value: unterminated quote", shown_token(token)));
   }
-  read_section(nest(split(key, '.'), 0, value), config, "", Source{token, true, key, &origins, &known});
+  read_section(nest(split(key, '.'), 0, value), config, "", Source{token, true, key, &origins, &known, &moved});
 }
 
 /// Every key path of Root, sections included, in declaration order.
@@ -527,16 +548,17 @@ inline YAML::Node load_document(const std::string& yaml_text, const std::string&
 template <class Root>
 using CrossCheck = std::function<void(const Root&, const ConfigOrigins&, const Report&)>;
 
-/// Reads `yaml_text` into a Root, applies the overrides, runs the cross-field check.
+/// Reads `yaml_text` into a Root, applies the overrides, runs the cross-field check. A key in `moved` is refused
+/// with its new place.
 template <class Root>
 Root parse_root(const std::string& yaml_text, const std::string& source_name, const std::vector<std::string>& overrides,
-                ConfigOrigins* origins_out, const CrossCheck<Root>& check) {
+                ConfigOrigins* origins_out, const CrossCheck<Root>& check, const std::vector<KeyMove>& moved = {}) {
   static const std::vector<std::string> known = keys_of<Root>();
   const YAML::Node document = load_document(yaml_text, source_name);
   Root root;
   ConfigOrigins origins;
-  read_section(document, root, "", Source{source_name, false, "", &origins, &known});
-  for (const std::string& token : overrides) apply_override(root, token, origins, known);
+  read_section(document, root, "", Source{source_name, false, "", &origins, &known, &moved});
+  for (const std::string& token : overrides) apply_override(root, token, origins, known, moved);
   if (check) {
     check(root, origins, [&](std::initializer_list<std::string_view> keys, const std::string& message) {
       for (std::string_view key : keys) {

@@ -54,8 +54,8 @@ EnumChoices<E> named(std::initializer_list<std::pair<std::string_view, E>> value
 using Report = std::function<void(std::initializer_list<std::string_view> keys, const std::string& message)>;
 
 /// What a config struct's `void check(const CheckContext&) const` gets: where the struct sits (its section's path,
-/// such as model.memory or model.actor_memory) and the report. A struct checks the fields it owns, wherever it sits;
-/// config_reader::check_sections calls every check() of a config tree.
+/// such as model.memory or model.off_policy.actor_memory) and the report. A struct checks the fields it owns, wherever
+/// it sits; config_reader::check_sections calls every check() of a config tree.
 struct CheckContext {
   std::string_view prefix;
   const Report& report;

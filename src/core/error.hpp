@@ -41,7 +41,7 @@ struct CheckpointError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Training produced a non-finite loss, gradient or parameter, or a KL beyond algo.max_kl: the run stops before
+/// Training produced a non-finite loss, gradient or parameter, or a KL beyond algo.ppo.max_kl: the run stops before
 /// the bad state is checkpointed. Exit status 4.
 struct DivergenceError : std::runtime_error {
   using std::runtime_error::runtime_error;

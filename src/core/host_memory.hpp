@@ -10,7 +10,8 @@ namespace rlm {
 uint64_t physical_memory_bytes();
 
 /// Throws ConfigValueError(key, ...) when `bytes` (a lower bound of what `what` allocates) exceeds the machine's
-/// physical memory. `setting` is the offending value as the user would write it ("algo.steps_per_env = 1000000000").
+/// physical memory. `setting` is the offending value as the user would write it ("algo.ppo.steps_per_env =
+/// 1000000000").
 void check_fits_in_memory(const std::string& key, const std::string& setting, const std::string& what, double bytes);
 
 }  // namespace rlm

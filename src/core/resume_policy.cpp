@@ -18,8 +18,8 @@ constexpr std::pair<std::string_view, std::string_view> kRefused[] = {
     {"env.", "the run's episodes and its observation and action layout come from it"},
     {"model.", "the checkpoint holds a model of the saved architecture"},
     {"algo.type", "the run's trainer is fixed"},
-    {"algo.batch_mode", "the run's trainer is fixed"},
-    {"algo.kl_coeff", "it is the initial KL coefficient; the adapted one is restored from the checkpoint"},
+    {"algo.ppo.batch_mode", "the run's trainer is fixed"},
+    {"algo.ppo.kl_coeff", "it is the initial KL coefficient; the adapted one is restored from the checkpoint"},
 };
 // Exceptions inside refused sections: results do not depend on the number of env threads.
 constexpr std::string_view kAllowed[] = {"env.num_threads"};

@@ -9,10 +9,10 @@
 //            {file: f.yaml, label: f_medium, overrides: {env.id: popgym/RepeatFirstMedium}}: one file run as a
 //            variant of its own (the label names it in run ids and tables)
 //   overrides: {algo.total_steps: 20000} # every run
-//   grid: {model.memory.type: [gru, ffm], algo.lr: [1e-4, 3e-4]}          # the cartesian product
-//   list: [{algo.lr: 1e-4, algo.ent_coef: 0.0}, {algo.lr: 3e-4}]           # explicit sets, crossed with the grid
-//   random: {samples: 8, seed: 0, params: {algo.lr: {log_uniform: [1e-5, 1e-3]}, model.memory.hidden_size:
-//            {choice: [64, 128]}, algo.ent_coef: {uniform: [0, 0.02]}, algo.epochs: {int_uniform: [2, 8]}}}
+//   grid: {model.memory.type: [gru, ffm], algo.ppo.lr: [1e-4, 3e-4]}          # the cartesian product
+//   list: [{algo.ppo.lr: 1e-4, algo.ent_coef: 0.0}, {algo.ppo.lr: 3e-4}]           # explicit sets, crossed with the
+//   grid random: {samples: 8, seed: 0, params: {algo.ppo.lr: {log_uniform: [1e-5, 1e-3]}, model.memory.hidden_size:
+//            {choice: [64, 128]}, algo.ent_coef: {uniform: [0, 0.02]}, algo.ppo.epochs: {int_uniform: [2, 8]}}}
 //   seeds: 3                             # 0, 1, 2; or a list [0, 5, 7]
 //   slurm: {partition: gpu, time: "12:00:00", gpus: 1, cpus: 4, mem: 16G, concurrency: 16, account: abc}
 //

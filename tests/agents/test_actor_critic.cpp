@@ -24,14 +24,14 @@ TEST_CASE("episode positions count from each start and carry across calls", "[ag
 TEST_CASE("actor-critic with sine embedding and post-processor: stepping equals the sequence", "[agents][embedding]") {
   torch::manual_seed(3);
   rlm::ModelConfig config;
-  config.feature_size = 16;
-  config.preprocessor_size = 8;
-  config.head_sizes = {8};
-  config.activation = "relu";
-  config.postprocessor_size = 6;
-  config.head_activation = "none";
-  config.embedding = "sine";
-  config.embedding_max_len = 32;
+  config.ppo.feature_size = 16;
+  config.ppo.preprocessor_size = 8;
+  config.ppo.head_sizes = {8};
+  config.ppo.activation = "relu";
+  config.ppo.postprocessor_size = 6;
+  config.ppo.head_activation = "none";
+  config.ppo.embedding = "sine";
+  config.ppo.embedding_max_len = 32;
   config.memory.type = "gru";
   config.memory.hidden_size = 12;
   ActorCritic model(5, 3, config);
@@ -60,13 +60,13 @@ TEST_CASE("actor-critic with sine embedding and post-processor: stepping equals 
 
 TEST_CASE("actor-critic: the SHM-code layout has the modules it names", "[agents][embedding]") {
   rlm::ModelConfig config;
-  config.feature_size = 128;
-  config.preprocessor_size = 64;
-  config.head_sizes = {64};
-  config.activation = "relu";
-  config.postprocessor_size = 64;
-  config.head_activation = "none";
-  config.embedding = "sine";
+  config.ppo.feature_size = 128;
+  config.ppo.preprocessor_size = 64;
+  config.ppo.head_sizes = {64};
+  config.ppo.activation = "relu";
+  config.ppo.postprocessor_size = 64;
+  config.ppo.head_activation = "none";
+  config.ppo.embedding = "sine";
   config.memory.type = "gru";
   config.memory.hidden_size = 32;
   ActorCritic model(10, 4, config);

@@ -34,15 +34,15 @@ rlm::Config pixel_config(const std::string& type) {
   c.model.encoder = "cnn";
   c.model.cnn.embedding_size = 16;
   c.model.memory.hidden_size = 16;
-  c.model.feature_size = 16;
-  c.model.preprocessor_size = 16;
-  c.model.head_sizes = {16};
+  c.model.ppo.feature_size = 16;
+  c.model.ppo.preprocessor_size = 16;
+  c.model.ppo.head_sizes = {16};
   c.model.off_policy.actor_layers = {16};
   c.model.off_policy.critic_layers = {16};
   c.algo.type = type;
   c.algo.total_steps = 4 * 29 * 2;
-  c.algo.steps_per_env = 29;
-  c.algo.minibatch_size = 58;
+  c.algo.ppo.steps_per_env = 29;
+  c.algo.ppo.minibatch_size = 58;
   c.algo.off_policy.batch_size = 4;
   c.algo.off_policy.warmup_episodes = 2;
   c.algo.off_policy.updates_per_step = 0.2;
@@ -134,6 +134,15 @@ TEST_CASE("image encoder: PPO and SAC-D train on Visual Match pixels", "[agents]
           torch::equal(before, trainer.agent()->named_parameters()["critic.encoder.image_encoder.linear.weight"]));
       CHECK(trainer.replay().options().byte_observations);  // pixels and one-hots: a byte per value
     }
+    // `rlm eval` builds the run's network again, image encoder included, loads its checkpoint and acts.
+    rlm::envs::VecEnv envs(config.env.id, 2, 1, 7, rlm::envs::wrapper_options(config.env), config.env.options);
+    const auto spec = rlm::agents::ActionSpec::from_space(envs.action_space(), config.env.id);
+    auto loaded = rlm::agents::load_policy(config, envs, dir, "", torch::kCPU, {});
+    int64_t episodes = 0;
+    rlm::agents::run_episodes(envs, *loaded.policy, spec, rlm::agents::episode_quota(2, envs.num_envs()),
+                              at::detail::createCPUGenerator(3), [&](rlm::agents::EpisodeRecord&&) { ++episodes; },
+                              {.deterministic = true});
+    CHECK(episodes == 2);
     std::filesystem::remove_all(dir);
   }
 }

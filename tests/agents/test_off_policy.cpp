@@ -177,8 +177,8 @@ TEST_CASE("off-policy: every memory backend trains under SAC-D, and TD3 runs", "
     CHECK_FALSE(torch::equal(before[before.size() / 2], parameters_of(trainer)[before.size() / 2]));
   }
   auto td3 = tiny_config("td3", "popgym/PositionOnlyPendulumEasy", 2 * 2 * 200);
-  td3.model.actor_memory.type = "gru";  // the actor's own memory section, as the SHM fork runs a GRU actor
-  td3.model.actor_memory.hidden_size = 8;
+  td3.model.off_policy.actor_memory.type = "gru";  // the actor's own memory section, as the SHM fork runs a GRU actor
+  td3.model.off_policy.actor_memory.hidden_size = 8;
   td3.model.memory.type = "ffm";
   td3.model.memory.ffm.memory_size = 8;
   td3.model.memory.ffm.context_size = 2;

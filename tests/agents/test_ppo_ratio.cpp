@@ -28,9 +28,9 @@ rlm::Config small_config(const std::string& memory) {
   c.env.id = "popgym/RepeatPreviousEasy";
   c.env.num_envs = 4;
   c.env.num_threads = 1;
-  c.model.feature_size = 16;
-  c.model.preprocessor_size = 16;
-  c.model.head_sizes = {16};
+  c.model.ppo.feature_size = 16;
+  c.model.ppo.preprocessor_size = 16;
+  c.model.ppo.head_sizes = {16};
   c.model.memory.type = memory;
   c.model.memory.hidden_size = 16;
   c.model.memory.ffm.memory_size = 8;
@@ -42,10 +42,10 @@ rlm::Config small_config(const std::string& memory) {
   c.model.memory.shm.calibration = "fixed_theta";
   c.model.memory.spiking.noise_low = c.model.memory.spiking.noise_high = 0.5;
   c.algo.total_steps = 2 * 4 * 64;  // two iterations: the second starts from updated weights
-  c.algo.steps_per_env = 64;        // RepeatPreviousEasy episodes are 104 steps: one episode per env
-  c.algo.minibatch_size = 208;
-  c.algo.epochs = 2;
-  c.algo.lr = 1e-3;
+  c.algo.ppo.steps_per_env = 64;    // RepeatPreviousEasy episodes are 104 steps: one episode per env
+  c.algo.ppo.minibatch_size = 208;
+  c.algo.ppo.epochs = 2;
+  c.algo.ppo.lr = 1e-3;
   c.logging.tensorboard = false;
   c.logging.console = false;
   return c;

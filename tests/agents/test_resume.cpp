@@ -29,15 +29,15 @@ rlm::Config small_config(int64_t total_steps) {
   c.env.id = "popgym/RepeatFirstEasy";
   c.env.num_envs = 4;
   c.env.num_threads = 2;
-  c.model.feature_size = 16;
-  c.model.preprocessor_size = 16;
-  c.model.head_sizes = {16};
+  c.model.ppo.feature_size = 16;
+  c.model.ppo.preprocessor_size = 16;
+  c.model.ppo.head_sizes = {16};
   c.model.memory.hidden_size = 16;
   c.algo.total_steps = total_steps;
-  c.algo.steps_per_env = 32;  // RepeatFirstEasy episodes are 51 steps: one episode per env and iteration
-  c.algo.minibatch_size = 102;
-  c.algo.epochs = 2;
-  c.algo.lr = 1e-3;
+  c.algo.ppo.steps_per_env = 32;  // RepeatFirstEasy episodes are 51 steps: one episode per env and iteration
+  c.algo.ppo.minibatch_size = 102;
+  c.algo.ppo.epochs = 2;
+  c.algo.ppo.lr = 1e-3;
   c.logging.tensorboard = false;
   c.logging.console = false;
   c.checkpoint.every = 2;
@@ -103,6 +103,24 @@ TEST_CASE("ppo: truncated or corrupt checkpoints give a CheckpointError", "[agen
 
   fs::remove(*path);
   CHECK_THROWS_AS(again.resume(), rlm::CheckpointError);  // no checkpoint left at all
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a checkpoint of another format is refused, never read with defaults filled in", "[agents][resume]") {
+  const auto dir = fresh_dir("format");
+  rlm::agents::PpoTrainer trainer(small_config(200), dir);
+  trainer.train();
+  const auto path = rlm::agents::latest_checkpoint(dir);
+  REQUIRE(path.has_value());
+  torch::optim::Adam optimizer(trainer.model()->parameters());
+  // No format key (as before it existed), an older format, and a state that is not even an object.
+  for (const nlohmann::json& state :
+       {nlohmann::json{{"iteration", 1}}, nlohmann::json{{"format", 1}, {"iteration", 1}}, nlohmann::json::array()}) {
+    INFO(state.dump());
+    rlm::agents::write_checkpoint(*path, rlm::agents::checkpoint_bytes(*trainer.model(), optimizer, state));
+    rlm::agents::PpoTrainer again(small_config(400), dir);
+    CHECK_THROWS_WITH(again.resume(), Catch::Contains("checkpoint format 1, and this rlm reads format 2 only"));
+  }
   fs::remove_all(dir);
 }
 

@@ -29,15 +29,15 @@ rlm::Config small_config(int64_t total_steps) {
   c.experiment.torch_threads = 1;
   c.env.id = "popgym/RepeatFirstEasy";
   c.env.num_envs = 4;
-  c.model.feature_size = 16;
-  c.model.preprocessor_size = 16;
-  c.model.head_sizes = {16};
+  c.model.ppo.feature_size = 16;
+  c.model.ppo.preprocessor_size = 16;
+  c.model.ppo.head_sizes = {16};
   c.model.memory.hidden_size = 16;
   c.algo.total_steps = total_steps;
-  c.algo.steps_per_env = 32;  // one 51-step episode per env: 204 steps per iteration
-  c.algo.minibatch_size = 102;
-  c.algo.epochs = 2;
-  c.algo.lr = 1e-3;
+  c.algo.ppo.steps_per_env = 32;  // one 51-step episode per env: 204 steps per iteration
+  c.algo.ppo.minibatch_size = 102;
+  c.algo.ppo.epochs = 2;
+  c.algo.ppo.lr = 1e-3;
   c.logging.tensorboard = false;
   c.logging.console = false;
   c.checkpoint.every = 2;
@@ -81,7 +81,7 @@ TEST_CASE("a checkpoint of another architecture names the first tensor that diff
   CHECK(torch::equal(before, other.model()->parameters()[0]));  // nothing was loaded
 
   auto with_post = small_config(200);
-  with_post.model.postprocessor_size = 8;  // a layer the checkpoint does not have
+  with_post.model.ppo.postprocessor_size = 8;  // a layer the checkpoint does not have
   rlm::agents::PpoTrainer third(with_post, fresh_dir("shape-third"));
   CHECK_THAT(error_of([&] { rlm::agents::load_checkpoint(*path, *third.model(), nullptr); }),
              Catch::Contains("is missing"));
@@ -136,7 +136,7 @@ TEST_CASE("a diverging run stops with the iteration named and its bad state neve
           "[agents][divergence]") {
   const auto dir = fresh_dir("diverge");
   auto config = small_config(2000);
-  config.algo.lr = 1e30;
+  config.algo.ppo.lr = 1e30;
   config.checkpoint.every = 100;
   rlm::agents::PpoTrainer trainer(config, dir);
   const std::string message = error_of([&] { trainer.train(); });
@@ -152,12 +152,12 @@ TEST_CASE("a diverging run stops with the iteration named and its bad state neve
   fs::remove_all(dir);
 }
 
-TEST_CASE("the KL guard stops a run whose policy moves further than algo.max_kl", "[agents][divergence]") {
+TEST_CASE("the KL guard stops a run whose policy moves further than algo.ppo.max_kl", "[agents][divergence]") {
   auto config = small_config(2000);
-  config.algo.max_kl = 1e-12;  // any real update exceeds this
+  config.algo.ppo.max_kl = 1e-12;  // any real update exceeds this
   rlm::agents::PpoTrainer trainer(config, fresh_dir("kl"));
-  CHECK_THAT(error_of([&] { trainer.train(); }), Catch::Contains("above algo.max_kl = 1e-12"));
-  config.algo.max_kl = 0;  // off
+  CHECK_THAT(error_of([&] { trainer.train(); }), Catch::Contains("above algo.ppo.max_kl = 1e-12"));
+  config.algo.ppo.max_kl = 0;  // off
   config.algo.total_steps = 400;
   CHECK_NOTHROW(rlm::agents::PpoTrainer(config, fresh_dir("kl-off2")).train());
 }
@@ -199,8 +199,8 @@ TEST_CASE("resume applies the config's learning rate to the restored optimizer",
     first.train();
   }
   auto config = small_config(400);
-  config.algo.lr = 2.5e-4;
-  config.algo.adam_eps = 1e-5;
+  config.algo.ppo.lr = 2.5e-4;
+  config.algo.ppo.adam_eps = 1e-5;
   rlm::agents::PpoTrainer resumed(config, dir);
   resumed.resume();
   for (auto& group : resumed.optimizer().param_groups()) {

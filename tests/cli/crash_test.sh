@@ -53,10 +53,10 @@ if grep -Eq '^\s*type:\s*(sac|sacd|td3)\b' "$config"; then
       algo.off_policy.eval_episodes=2)
   fi
 elif [ "$quick" -eq 1 ]; then
-  settings+=(env.num_envs=4 algo.steps_per_env=32 algo.minibatch_size=102 algo.epochs=2 model.feature_size=16
-    model.preprocessor_size=16 model.head_sizes=[16] model.memory.hidden_size=16 algo.total_steps=2400)
+  settings+=(env.num_envs=4 algo.ppo.steps_per_env=32 algo.ppo.minibatch_size=102 algo.ppo.epochs=2 model.ppo.feature_size=16
+    model.ppo.preprocessor_size=16 model.ppo.head_sizes=[16] model.memory.hidden_size=16 algo.total_steps=2400)
 else
-  settings+=(env.num_envs=8 algo.steps_per_env=64 algo.minibatch_size=256 algo.epochs=4 algo.total_steps=20000)
+  settings+=(env.num_envs=8 algo.ppo.steps_per_env=64 algo.ppo.minibatch_size=256 algo.ppo.epochs=4 algo.total_steps=20000)
 fi
 settings+=("$@")
 

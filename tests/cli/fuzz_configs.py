@@ -93,9 +93,10 @@ def main():
     work = tempfile.mkdtemp(prefix="rlm-fuzz-")
     try:
         tiny = ["experiment.name=base", "experiment.device=cpu", "experiment.torch_threads=1", "env.num_envs=4",
-                "algo.steps_per_env=32", "algo.minibatch_size=102", "algo.epochs=1", "model.feature_size=16",
-                "model.preprocessor_size=16", "model.head_sizes=[16]", "model.memory.hidden_size=16",
-                "algo.total_steps=200", "logging.tensorboard=false", "logging.console=false"]
+                "algo.ppo.steps_per_env=32", "algo.ppo.minibatch_size=102", "algo.ppo.epochs=1",
+                "model.ppo.feature_size=16", "model.ppo.preprocessor_size=16", "model.ppo.head_sizes=[16]",
+                "model.memory.hidden_size=16", "algo.total_steps=200", "logging.tensorboard=false",
+                "logging.console=false"]
         subprocess.run([rlm, "train", "--config", os.path.join(repo, "configs/gru_repeat_first.yaml"), *tiny],
                        cwd=work, check=True, capture_output=True)
         base_dir = os.path.join(work, "runs", "base")

@@ -28,22 +28,27 @@ expect_error() {  # expect_error NAME PATTERN ARGS...
 }
 
 printf 'experiment:\n  name: t\nalgo:\n  lerning_rate: 0.1\n' >unknown.yaml
-expect_error "unknown key" "unknown.yaml:4.*algo.lerning_rate.*did you mean 'algo.lr'" --config unknown.yaml
+expect_error "unknown key" "unknown.yaml:4.*algo.lerning_rate.*did you mean 'algo.ppo.lr'" --config unknown.yaml
 
-printf 'algo:\n  lr: fast\n' >type.yaml
-expect_error "wrong type" "type.yaml:2.*algo.lr.*expected a number" --config type.yaml
+printf 'algo:\n  ppo:\n    lr: fast\n' >type.yaml
+expect_error "wrong type" "type.yaml:3.*algo.ppo.lr.*expected a number" --config type.yaml
 
-printf 'algo:\n  gamma: 1.5\n' >range.yaml
-expect_error "out of range" "range.yaml:2.*algo.gamma.*out of range" --config range.yaml
+printf 'algo:\n  ppo:\n    gamma: 1.5\n' >range.yaml
+expect_error "out of range" "range.yaml:3.*algo.ppo.gamma.*out of range" --config range.yaml
+
+printf 'algo:\n  total_steps: 100\n  lr: 0.1\n' >moved.yaml
+expect_error "moved key" "^rlm: error: moved.yaml:3: algo.lr is now algo.ppo.lr$" --config moved.yaml
 
 expect_error "missing file" "config file 'nope.yaml' not found" --config nope.yaml
 
 printf 'algo:\n  lr: [1, 2\n  gamma: 0.9\n' >malformed.yaml
 expect_error "malformed yaml" "malformed.yaml:.*malformed YAML" --config malformed.yaml
 
-printf 'env:\n  num_envs: 2\nalgo:\n  minibatch_size: 512\n' >ok.yaml
-expect_error "bad override" "command line: algo.lr=abc" --config ok.yaml algo.lr=abc
-expect_error "unknown override" "unknown key 'algo.gama'.*did you mean 'algo.gamma'" --config ok.yaml algo.gama=0.5
+printf 'env:\n  num_envs: 2\nalgo:\n  ppo:\n    minibatch_size: 512\n' >ok.yaml
+expect_error "bad override" "command line: algo.ppo.lr=abc" --config ok.yaml algo.ppo.lr=abc
+expect_error "moved key override" "command line: model.head_sizes=\[8\]: model.head_sizes is now model.ppo.head_sizes" \
+  --config ok.yaml model.head_sizes=[8]
+expect_error "unknown override" "unknown key 'algo.gama'.*did you mean 'algo.ppo.gamma'" --config ok.yaml algo.gama=0.5
 expect_error "unknown env id" "popgym/RepeatFirstEsy" --config ok.yaml env.id=popgym/RepeatFirstEsy
 expect_error "no config" "exactly one of --config" 
 
@@ -69,8 +74,8 @@ open("bomb.yaml", "w").write("\n".join(lines) + "\n")
 PY
 expect_error "alias bomb" "bomb.yaml: more than 1000000 YAML nodes (nested aliases?)" --config bomb.yaml
 expect_error "rollout larger than memory" \
-  "command line: algo.steps_per_env=1000000000: env.num_envs \* algo.steps_per_env = 4 \* 1000000000: the rollout needs at least .* GiB, more than this machine's" \
-  --config ok.yaml env.num_envs=4 algo.steps_per_env=1000000000
+  "command line: algo.ppo.steps_per_env=1000000000: env.num_envs \* algo.ppo.steps_per_env = 4 \* 1000000000: the rollout needs at least .* GiB, more than this machine's" \
+  --config ok.yaml env.num_envs=4 algo.ppo.steps_per_env=1000000000
 expect_error "off-policy batch larger than memory" \
   "command line: algo.off_policy.batch_size=1048576: .*one update needs at least .* GiB, more than this machine's" \
   --config "$REPO/configs/offpolicy/sacd_gru_repeat_first.yaml" algo.off_policy.batch_size=1048576 \
@@ -78,7 +83,7 @@ expect_error "off-policy batch larger than memory" \
 expect_error "discrete_action on a Box env" \
   "command line: env.discrete_action=true: popgym-PositionOnlyPendulumEasy-v0: env.discrete_action needs a Discrete" \
   --config ok.yaml env.id=popgym/PositionOnlyPendulumEasy env.discrete_action=true
-printf 'env:\n  id: meta/Wind\n  markovian: full\nalgo:\n  max_seq_len: 100\n' >markovian.yaml
+printf 'env:\n  id: meta/Wind\n  markovian: full\nalgo:\n  ppo:\n    max_seq_len: 100\n' >markovian.yaml
 expect_error "markovian full without a state" "markovian.yaml:3: meta-Wind-v0: env.markovian = full needs the env's state" \
   --config markovian.yaml
 printf 'experiment:\n  name: ab\xff\n' >utf8.yaml

@@ -78,9 +78,9 @@ PY
 
 # A PPO option in an off-policy config is refused before anything is written.
 status=0
-"$RLM" train --config "$config" algo.lr=0.01 experiment.name=refused 2>err.log || status=$?
+"$RLM" train --config "$config" algo.ppo.lr=0.01 experiment.name=refused 2>err.log || status=$?
 [ "$status" -eq 2 ] || { echo "FAIL: exit $status for a PPO option under sacd"; exit 1; }
-grep -q 'algo.lr is a PPO option; algo.type = sacd does not read it' err.log || { cat err.log; exit 1; }
+grep -q 'algo.ppo.lr is read by algo.type ppo; algo.type = sacd reads' err.log || { cat err.log; exit 1; }
 [ ! -e runs/refused ] || { echo "FAIL: a refused config created a run folder"; exit 1; }
 # An env with a goal logs success rates; eval on other tasks (Best-Arm out of distribution) writes its own file, and
 # an override of anything but env.options is refused (the model must match the checkpoint).

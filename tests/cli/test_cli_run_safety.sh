@@ -13,8 +13,8 @@ failures=0
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 ok() { echo "ok   $*"; }
 
-tiny=(experiment.device=cpu experiment.torch_threads=1 env.num_envs=4 algo.steps_per_env=32 algo.minibatch_size=102
-  algo.epochs=1 model.feature_size=16 model.preprocessor_size=16 model.head_sizes=[16] model.memory.hidden_size=16
+tiny=(experiment.device=cpu experiment.torch_threads=1 env.num_envs=4 algo.ppo.steps_per_env=32 algo.ppo.minibatch_size=102
+  algo.ppo.epochs=1 model.ppo.feature_size=16 model.ppo.preprocessor_size=16 model.ppo.head_sizes=[16] model.memory.hidden_size=16
   checkpoint.every=1 logging.tensorboard=false)
 CONFIG="$REPO/configs/gru_repeat_first.yaml"
 
@@ -37,8 +37,8 @@ run=$(ls -d runs/base/*)
 sum_before=$(md5sum "$run/config.yaml")
 
 # ---- resume overrides: refused keys exit 2 before anything is written ----
-for override in model.memory.hidden_size=128 model.head_sizes=[32,32] env.id=popgym/RepeatPreviousEasy \
-  experiment.seed=7 env.num_envs=16 model.memory.type=ffm algo.kl_coeff=0.5; do
+for override in model.memory.hidden_size=128 model.ppo.head_sizes=[32,32] env.id=popgym/RepeatPreviousEasy \
+  experiment.seed=7 env.num_envs=16 model.memory.type=ffm algo.ppo.kl_coeff=0.5; do
   key=${override%%=*}
   expect 2 "$key cannot change on resume" "resume refuses $override" -- \
     "$RLM" train --resume "$run" "$override" algo.total_steps=800
@@ -52,12 +52,12 @@ touch "$run/checkpoints/.ckpt_00000009.rlmckpt.tmp.4242.0" "$run/.metrics.jsonl.
 newest=$(ls "$run"/checkpoints/ckpt_*.rlmckpt | tail -1)
 printf 'garbage' | dd of="$newest" bs=1 seek=64 conv=notrunc 2>/dev/null
 # ---- an applied override: the new lr reaches the run, config.yaml records it ----
-if "$RLM" train --resume "$run" algo.lr=0.0005 algo.total_steps=800 >resume.log 2>&1; then
+if "$RLM" train --resume "$run" algo.ppo.lr=0.0005 algo.total_steps=800 >resume.log 2>&1; then
   grep -q "skipped checkpoint $(basename "$newest"): .*checksum" resume.log && ok "corrupt newest checkpoint skipped" ||
     fail "no skip message: $(cat resume.log)"
   grep -q "removed 2 temp file" resume.log && ok "leftover temp files removed" || fail "leftovers: $(cat resume.log)"
   ls -a "$run" "$run/checkpoints" | grep -q '\.tmp\.' && fail "temp files remain" || true
-  grep -q '^  lr: 0.0005$' "$run/config.yaml" && ok "resume override saved" || fail "lr not in config.yaml"
+  grep -q '^    lr: 0.0005$' "$run/config.yaml" && ok "resume override saved" || fail "lr not in config.yaml"
 else
   fail "resume with lr override: $(cat resume.log)"
 fi
@@ -85,8 +85,8 @@ printf 'env:\n  num_envs: 8\n  id: popgym/RepeatFirstEsy\n' >badid.yaml
 expect 2 "badid.yaml:3: unknown env id 'popgym/RepeatFirstEsy'" "unknown env id with file:line" -- \
   "$RLM" train --config badid.yaml
 [ ! -e runs/x ] && [ ! -e x ] && ok "nothing written outside runs/" || fail "a run folder escaped runs/"
-expect 2 "command line: algo.max_seq_len=10: algo.max_seq_len = 10 is shorter than the longest episode" \
-  "max_seq_len names its override" -- "$RLM" train --config "$CONFIG" "${tiny[@]}" algo.max_seq_len=10
+expect 2 "command line: algo.ppo.max_seq_len=10: algo.ppo.max_seq_len = 10 is shorter than the longest episode" \
+  "max_seq_len names its override" -- "$RLM" train --config "$CONFIG" "${tiny[@]}" algo.ppo.max_seq_len=10
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi >/dev/null 2>&1; then
   expect 2 "command line: experiment.device=cuda: experiment.device = 'cuda' but no CUDA GPU" \
     "device=cuda without a GPU names its override" -- "$RLM" train --config "$CONFIG" "${tiny[@]}" experiment.device=cuda
@@ -94,13 +94,13 @@ fi
 
 # ---- divergence: exit 4, one line, the newest checkpoint still usable ----
 expect 4 "training diverged in iteration 1: .*--resume continues from" "divergence at lr 1e30" -- \
-  "$RLM" train --config "$CONFIG" "${tiny[@]}" experiment.name=diverge algo.lr=1e30 algo.total_steps=2000
+  "$RLM" train --config "$CONFIG" "${tiny[@]}" experiment.name=diverge algo.ppo.lr=1e30 algo.total_steps=2000
 div=$(ls -d runs/diverge/*)
-"$RLM" train --resume "$div" algo.lr=0.001 algo.total_steps=400 >div_resume.log 2>&1 &&
+"$RLM" train --resume "$div" algo.ppo.lr=0.001 algo.total_steps=400 >div_resume.log 2>&1 &&
   ok "a diverged run resumes with a lower lr" || fail "resume after divergence: $(cat div_resume.log)"
 
 # ---- one writer per folder, prompt stop, progress inside an iteration ----
-slow=(experiment.name=slow algo.steps_per_env=2000 algo.epochs=4000 algo.minibatch_size=2000
+slow=(experiment.name=slow algo.ppo.steps_per_env=2000 algo.ppo.epochs=4000 algo.ppo.minibatch_size=2000
   algo.total_steps=100000000 checkpoint.every=1000 logging.progress_seconds=0)
 "$RLM" train --config "$CONFIG" "${tiny[@]}" "${slow[@]}" >slow.log 2>&1 &
 pid=$!

@@ -100,18 +100,18 @@ overrides:
   experiment.device: cpu
   experiment.torch_threads: 1
   env.num_envs: 4
-  algo.steps_per_env: 32
-  algo.minibatch_size: 64
-  algo.epochs: 2
-  model.feature_size: 16
-  model.preprocessor_size: 16
-  model.head_sizes: [16]
+  algo.ppo.steps_per_env: 32
+  algo.ppo.minibatch_size: 64
+  algo.ppo.epochs: 2
+  model.ppo.feature_size: 16
+  model.ppo.preprocessor_size: 16
+  model.ppo.head_sizes: [16]
   model.memory.hidden_size: 16
   logging.tensorboard: false
   checkpoint.every: 1
   algo.total_steps: 40000
 grid:
-  algo.lr: [0.0005, 0.001]
+  algo.ppo.lr: [0.0005, 0.001]
 seeds: 2
 EOF
 # wait_for_array JOB_ID SECONDS: until no task of the job is pending or running.

@@ -18,12 +18,12 @@ configs: $REPO/configs/gru_repeat_first.yaml
 overrides:
   experiment.device: cpu
   env.num_envs: 4
-  algo.steps_per_env: 32
-  algo.minibatch_size: 64
-  algo.epochs: 1
-  model.feature_size: 16
-  model.preprocessor_size: 16
-  model.head_sizes: [16]
+  algo.ppo.steps_per_env: 32
+  algo.ppo.minibatch_size: 64
+  algo.ppo.epochs: 1
+  model.ppo.feature_size: 16
+  model.ppo.preprocessor_size: 16
+  model.ppo.head_sizes: [16]
   model.memory.hidden_size: 16
   checkpoint.every: 1
   logging.console: false
@@ -147,24 +147,27 @@ refuse_file() {  # NAME PATTERN: sweep --config NAME.yaml --dry-run exits 2 with
   timeout 20 "$RLM" sweep --config "$1" --dry-run >/dev/null 2>refuse.err || status=$?
   [ "$status" -eq 2 ] && grep -q -- "$2" refuse.err || fail "$1: status $status, $(cat refuse.err)"
 }
-{ cat sweep.yaml; printf 'overrides:\n  algo.epochs: 2\n'; } >dup.yaml
+{ cat sweep.yaml; printf 'overrides:\n  algo.ppo.epochs: 2\n'; } >dup.yaml
 refuse_file dup.yaml "dup.yaml:[0-9]*: duplicate key 'overrides' (first set on line 3)"
 sed 's/^seeds: 2$/seeds: 100000000/' sweep.yaml >manyseeds.yaml
 refuse_file manyseeds.yaml "manyseeds.yaml:[0-9]*: seeds: 100000000 seeds: a sweep holds at most 100000 runs"
-{ cat sweep.yaml; printf 'random:\n  samples: 2000000000\n  params:\n    algo.lr: {uniform: [0.001, 0.01]}\n'; } >manysamples.yaml
+{ cat sweep.yaml; printf 'random:\n  samples: 2000000000\n  params:\n    algo.ppo.lr: {uniform: [0.001, 0.01]}\n'; } >manysamples.yaml
 refuse_file manysamples.yaml "random.samples: 2000000000 samples: a sweep holds at most 100000 runs"
-python3 -c "print('grid:\n  algo.epochs: [' + ','.join(map(str, range(1, 1001))) + ']\n  algo.gamma: [' + ','.join(str(0.5 + i / 4000) for i in range(1000)) + ']')" >big_grid.part
+python3 -c "print('grid:\n  algo.ppo.epochs: [' + ','.join(map(str, range(1, 1001))) + ']\n  algo.ppo.gamma: [' + ','.join(str(0.5 + i / 4000) for i in range(1000)) + ']')" >big_grid.part
 sed '/^grid:/,/^seeds:/{/^seeds:/!d}' sweep.yaml | cat - big_grid.part >biggrid.yaml
 refuse_file biggrid.yaml "biggrid.yaml: the sweep expands to more than 100000 runs"
 mkdir -p folder.yaml
 refuse_file folder.yaml "sweep file 'folder.yaml' is a folder, not a file"
 # Issue 30, items 10, 11, 16 and 17: values, paths and budgets that cannot work, refused with exit 2 and their place.
-sed 's/^  model.memory.type: \[gru, ffm\]$/  algo.lr: [0.1, 0.10]/' sweep.yaml >dupvalue.yaml
-refuse_file dupvalue.yaml "dupvalue.yaml:[0-9]*: grid.algo.lr: lists the value 0.1 twice ('0.1' and '0.10')"
-{ cat sweep.yaml; printf 'random:\n  samples: 2\n  params:\n    algo.lr: {uniform: [0, .inf]}\n'; } >infbound.yaml
-refuse_file infbound.yaml "infbound.yaml:[0-9]*: random.params.algo.lr.uniform: bounds must be finite numbers"
-sed 's/^  algo.epochs: 1$/  algo.epochs: many/' sweep.yaml >badvalue.yaml
-refuse_file badvalue.yaml "badvalue.yaml:8: algo.epochs=many: expected an integer.* (run 0, "
+sed 's/^  model.memory.type: \[gru, ffm\]$/  algo.ppo.lr: [0.1, 0.10]/' sweep.yaml >dupvalue.yaml
+refuse_file dupvalue.yaml "dupvalue.yaml:[0-9]*: grid.algo.ppo.lr: lists the value 0.1 twice ('0.1' and '0.10')"
+{ cat sweep.yaml; printf 'random:\n  samples: 2\n  params:\n    algo.ppo.lr: {uniform: [0, .inf]}\n'; } >infbound.yaml
+refuse_file infbound.yaml "infbound.yaml:[0-9]*: random.params.algo.ppo.lr.uniform: bounds must be finite numbers"
+sed 's/^  algo.ppo.epochs: 1$/  algo.ppo.epochs: many/' sweep.yaml >badvalue.yaml
+refuse_file badvalue.yaml "badvalue.yaml:8: algo.ppo.epochs=many: expected an integer.* (run 0, "
+# A key from before PPO's options moved into algo.ppo names its new place, at its line of the sweep file.
+sed 's/^  algo.ppo.epochs: 1$/  algo.epochs: 1/' sweep.yaml >movedkey.yaml
+refuse_file movedkey.yaml "movedkey.yaml:8: algo.epochs=1: algo.epochs is now algo.ppo.epochs (run 0, "
 refuse_fs() {  # PATTERN ARGS...: rlm sweep ARGS exits 2 with PATTERN
   local pattern="$1"
   shift
@@ -192,7 +195,7 @@ refuse_paper "malformed" "shm_table1/paper.yaml:[0-9]*: malformed YAML: .*(no ot
   's/^metric: .*/metric: [unclosed/'
 status=0
 "$RLM" reproduce shm/table1 --budget 0.001 --dry-run >/dev/null 2>refuse.err || status=$?
-[ "$status" -eq 2 ] && grep -q -- "--budget 0.001 is below one PPO iteration (.*env.num_envs × algo.steps_per_env = 64 × 1024 steps of 15000000); the smallest budget of shm/table1 is 0.005" refuse.err ||
+[ "$status" -eq 2 ] && grep -q -- "--budget 0.001 is below one PPO iteration (.*env.num_envs × algo.ppo.steps_per_env = 64 × 1024 steps of 15000000); the smallest budget of shm/table1 is 0.005" refuse.err ||
   fail "reproduce --budget 0.001: status $status, $(cat refuse.err)"
 status=0
 timeout 20 "$RLM" reproduce shm/table1 --seeds 1000000 --dry-run >/dev/null 2>refuse.err || status=$?

@@ -29,11 +29,11 @@ sweep_file() {
     echo "  experiment.device: cpu"
     echo "  experiment.torch_threads: 1"
     echo "  env.num_envs: 4"
-    echo "  algo.steps_per_env: 32"
-    echo "  algo.minibatch_size: 64"
-    echo "  model.feature_size: 16"
-    echo "  model.preprocessor_size: 16"
-    echo "  model.head_sizes: [16]"
+    echo "  algo.ppo.steps_per_env: 32"
+    echo "  algo.ppo.minibatch_size: 64"
+    echo "  model.ppo.feature_size: 16"
+    echo "  model.ppo.preprocessor_size: 16"
+    echo "  model.ppo.head_sizes: [16]"
     echo "  model.memory.hidden_size: 16"
     echo "  logging.tensorboard: false"
     echo "  algo.total_steps: $total"
@@ -56,7 +56,7 @@ gone_within() {  # gone_within PID SECONDS
 run_id=gru_repeat_first__seed=0
 
 # ---- 1. two sweeps on one folder ----
-sweep_file busy 100000000 "algo.epochs: 1" "checkpoint.every: 100000" "logging.console: false"
+sweep_file busy 100000000 "algo.ppo.epochs: 1" "checkpoint.every: 100000" "logging.console: false"
 "$RLM" sweep --config busy.yaml --jobs 1 --out S >a.log 2>&1 &
 sweep_a=$!
 run="S/runs/$run_id"
@@ -80,7 +80,7 @@ else
 fi
 
 # ---- 2. kill -9 of the sweep: the worker stops through a checkpoint ----
-sweep_file orphan 100000000 "algo.epochs: 1" "checkpoint.every: 100000" "logging.console: false"
+sweep_file orphan 100000000 "algo.ppo.epochs: 1" "checkpoint.every: 100000" "logging.console: false"
 "$RLM" sweep --config orphan.yaml --jobs 1 --out O >o.log 2>&1 &
 sweep_o=$!
 run="O/runs/$run_id"
@@ -102,7 +102,7 @@ else
 fi
 
 # ---- 3. one SIGTERM to the sweep's process group while the worker is in an update ----
-sweep_file group 100000000 "algo.epochs: 3000" "checkpoint.every: 100000" \
+sweep_file group 100000000 "algo.ppo.epochs: 3000" "checkpoint.every: 100000" \
   "logging.progress_seconds: 0"
 setsid "$RLM" sweep --config group.yaml --jobs 1 --out G >g.log 2>&1 &
 leader=$!
@@ -141,15 +141,15 @@ PY
   fail "SIGTERM during start-up: exit statuses $statuses (negative: killed by the signal)"
 
 # ---- 5. an edited sweep file ----
-sweep_file edited 256 "algo.epochs: 1" "checkpoint.every: 1" "logging.console: false"
+sweep_file edited 256 "algo.ppo.epochs: 1" "checkpoint.every: 1" "logging.console: false"
 sed -i 's/^seeds: 1$/seeds: 2/' edited.yaml
 "$RLM" sweep --config edited.yaml --out E >e1.log 2>&1 || fail "the first sweep failed: $(cat e1.log)"
-sed -i 's/algo.total_steps: 256/algo.total_steps: 512/; s/algo.epochs: 1/algo.epochs: 2/' edited.yaml
+sed -i 's/algo.total_steps: 256/algo.total_steps: 512/; s/algo.ppo.epochs: 1/algo.ppo.epochs: 2/' edited.yaml
 cp E/sweep.json sweep_before.json
 "$RLM" sweep --config edited.yaml --out E >e2.log 2>e2.err
 status=$?
 [ "$status" -eq 2 ] && [ "$(wc -l <e2.err)" -eq 1 ] &&
-  grep -q "edited.yaml: 2 run(s) in E/runs were trained with other values than the sweep file now gives (run 0 (gru_repeat_first__seed=0): algo.epochs 1 -> 2, algo.total_steps 256 -> 512; run 1" e2.err &&
+  grep -q "edited.yaml: 2 run(s) in E/runs were trained with other values than the sweep file now gives (run 0 (gru_repeat_first__seed=0): algo.ppo.epochs 1 -> 2, algo.total_steps 256 -> 512; run 1" e2.err &&
   grep -q -- "--rerun-changed" e2.err && ok "an edited sweep is refused: $(cat e2.err)" ||
   fail "edited sweep: status $status, $(cat e2.err)"
 cmp -s E/sweep.json sweep_before.json && ok "sweep.json keeps the values the runs used" ||

@@ -10,8 +10,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-tiny=(experiment.name=tiny experiment.device=cpu env.num_envs=4 algo.steps_per_env=32 algo.minibatch_size=102
-  algo.epochs=1 model.feature_size=16 model.preprocessor_size=16 model.head_sizes=[16] model.memory.hidden_size=16
+tiny=(experiment.name=tiny experiment.device=cpu env.num_envs=4 algo.ppo.steps_per_env=32 algo.ppo.minibatch_size=102
+  algo.ppo.epochs=1 model.ppo.feature_size=16 model.ppo.preprocessor_size=16 model.ppo.head_sizes=[16] model.memory.hidden_size=16
   checkpoint.every=1)
 "$RLM" train --config "$REPO/configs/gru_repeat_first.yaml" "${tiny[@]}" algo.total_steps=400 >train.log
 cat train.log
@@ -33,10 +33,24 @@ grep -q '"episodes": 6' "$run/eval.json" || { echo "FAIL: eval.json"; exit 1; }
 cat resume.log
 [ "$(wc -l <"$run/metrics.jsonl")" -eq 4 ] || { echo "FAIL: resumed run should have 4 metric rows"; exit 1; }
 grep -q 'total_steps: 800' "$run/config.yaml" || { echo "FAIL: resumed config not saved"; exit 1; }
+# A run folder from before PPO's options moved into algo.ppo (its config.yaml holds algo.lr) is refused on resume and
+# eval with the key's new place, and nothing in it changes (but the lock, taken before the config is read).
+old=$(mktemp -d "$PWD/old_run.XXXX")
+cp -r "$run"/. "$old"
+sed -i 's/^algo:$/algo:\n  lr: 0.0003/' "$old/config.yaml"
+before=$(find "$old" -type f ! -name .lock -exec md5sum {} + | sort)  # .lock: the pid of whoever holds the folder
+for command in "train --resume $old" "eval --run $old --episodes 2"; do
+  status=0
+  "$RLM" $command >old.log 2>&1 || status=$?
+  [ "$status" -eq 2 ] && grep -q "config.yaml:[0-9]*: algo.lr is now algo.ppo.lr" old.log ||
+    { cat old.log; echo "FAIL: '$command' of an old run folder: exit $status"; exit 1; }
+done
+[ "$(find "$old" -type f ! -name .lock -exec md5sum {} + | sort)" = "$before" ] || { echo "FAIL: a refused run folder changed"; exit 1; }
+rm -r "$old"
 # An evaluation on other tasks names its file after the env.options it sets; a value too long for a file name still
 # gets its result written (the name shortened with a hash; the file lists the options), not lost after the episodes.
 "$RLM" train --config "$REPO/configs/gru_repeat_first.yaml" "${tiny[@]}" experiment.name=arm env.id=kf/BestArm \
-  algo.max_seq_len=2000 algo.total_steps=100 >arm.log
+  algo.ppo.max_seq_len=2000 algo.total_steps=100 >arm.log
 arm=$(ls -d runs/arm/*)
 long="0.$(printf '1%.0s' $(seq 1 280))"
 "$RLM" eval --run "$arm" --episodes 2 "env.options.sigma_low=$long" >eval_long.log ||

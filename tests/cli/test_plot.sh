@@ -29,14 +29,16 @@ env:
   num_envs: 4
 
 model:
-  head_sizes: [64, 64]
   memory:
     type: $memory
     hidden_size: 16
+  ppo:
+    head_sizes: [64, 64]
 
 algo:
   total_steps: 4096
-  lr: 0.0003
+  ppo:
+    lr: 0.0003
 EOF
   # Returns rise with the step and the seed; eval runs every other row (null otherwise); the timing tag and the
   # never-logged KL must not get a picture by default.
@@ -72,7 +74,7 @@ EOF
 # another value of a key does not.
 mkdir edits
 cp -r runs/gru_s0 runs/gru_s1 edits/ && cp -r runs/gru_s1 edits/gru_edited
-sed -i 's/  lr: 0.0003/  lr: 3e-4/; s/  head_sizes: \[64, 64\]/  head_sizes:\n    - 64\n    - 6.4e1/' \
+sed -i 's/  lr: 0.0003/  lr: 3e-4/; s/  head_sizes: \[64, 64\]/  head_sizes:\n      - 64\n      - 6.4e1/' \
   edits/gru_edited/config.yaml
 printf 'log:\n  tensorboard: True\n' >>edits/gru_edited/config.yaml
 printf 'log:\n  tensorboard: true\n' | tee -a edits/gru_s0/config.yaml >>edits/gru_s1/config.yaml
@@ -81,7 +83,7 @@ groups() { "$PYTHON" "$PLOT" "$@" --dump-groups | "$PYTHON" -c 'import json, sys
   [ "$(groups edits/gru_s0 edits/gru_s1 edits/gru_edited | grep -o "'" | wc -l)" -eq 2 ] ||
   fail "equal values in other spellings should form one group: $(groups edits/gru_s0 edits/gru_s1 edits/gru_edited)"
 sed -i 's/  lr: 3e-4/  lr: 3e-3/' edits/gru_edited/config.yaml
-[ "$(groups edits/gru_s0 edits/gru_s1 edits/gru_edited)" = "['algo.lr=0.0003', 'algo.lr=0.003']" ] ||
+[ "$(groups edits/gru_s0 edits/gru_s1 edits/gru_edited)" = "['algo.ppo.lr=0.0003', 'algo.ppo.lr=0.003']" ] ||
   fail "another lr should label its own group: $(groups edits/gru_s0 edits/gru_s1 edits/gru_edited)"
 rm -r edits
 [ "$("$PYTHON" "$PLOT" "${runs[@]}" --group-by none --dump-groups | grep -c '": \[')" -eq 5 ] ||

@@ -19,16 +19,17 @@ using rlm::config_test::error_of;
 }  // namespace
 
 TEST_CASE("numbers beyond float32 are rejected where they are written", "[config]") {
-  CHECK(error_of("algo:\n  lr: 1e39\n") == "x.yaml:2: algo.lr = 1e+39 is too large (float32 holds at most 3.403e+38)");
-  CHECK_THAT(error_of("algo:\n  grad_clip: -1e39\n"),
-             Catch::StartsWith("x.yaml:2: algo.grad_clip = -1e+39 is too large"));
+  CHECK(error_of("algo:\n  ppo:\n    lr: 1e39\n") ==
+        "x.yaml:3: algo.ppo.lr = 1e+39 is too large (float32 holds at most 3.403e+38)");
+  CHECK_THAT(error_of("algo:\n  ppo:\n    grad_clip: -1e39\n"),
+             Catch::StartsWith("x.yaml:3: algo.ppo.grad_clip = -1e+39 is too large"));
   CHECK_THAT(error_of("", {"model.memory.ffm.max_period=1e300"}),
              Catch::StartsWith("command line: model.memory.ffm.max_period=1e300: model.memory.ffm.max_period"));
   CHECK_THAT(error_of("model:\n  memory:\n    spiking:\n      noise_high: 5e38\n"),
              Catch::StartsWith("x.yaml:4: model.memory.spiking.noise_high"));
-  CHECK_THAT(error_of("algo:\n  lr: .inf\n"), Catch::Contains("expected a number"));
-  CHECK_THAT(error_of("algo:\n  kl_coeff: nan\n"), Catch::Contains("expected a number"));
-  CHECK(error_of("algo:\n  lr: 3e38\n").empty());
+  CHECK_THAT(error_of("algo:\n  ppo:\n    lr: .inf\n"), Catch::Contains("expected a number"));
+  CHECK_THAT(error_of("algo:\n  ppo:\n    kl_coeff: nan\n"), Catch::Contains("expected a number"));
+  CHECK(error_of("algo:\n  ppo:\n    lr: 3e38\n").empty());
 }
 
 TEST_CASE("thread counts are bounded", "[config]") {
@@ -39,9 +40,10 @@ TEST_CASE("thread counts are bounded", "[config]") {
 }
 
 TEST_CASE("layer widths and env counts are bounded, so a typo is no 8 GB allocation", "[config]") {
-  CHECK(error_of("model:\n  feature_size: 2147483647\n") ==
-        "x.yaml:2: model.feature_size = 2147483647 is out of range [1, 32768]");
-  CHECK_THAT(error_of("model:\n  head_sizes: [64, 100000]\n"), Catch::Contains("model.head_sizes[1] = 100000"));
+  CHECK(error_of("model:\n  ppo:\n    feature_size: 2147483647\n") ==
+        "x.yaml:3: model.ppo.feature_size = 2147483647 is out of range [1, 32768]");
+  CHECK_THAT(error_of("model:\n  ppo:\n    head_sizes: [64, 100000]\n"),
+             Catch::Contains("model.ppo.head_sizes[1] = 100000"));
   CHECK_THAT(error_of("env:\n  num_envs: 1000000\n"), Catch::Contains("env.num_envs = 1000000 is out of range"));
   CHECK(error_of("model:\n  memory:\n    hidden_size: 2048\n").empty());
 }
@@ -86,15 +88,15 @@ TEST_CASE("is_valid_utf8 follows the Unicode well-formed byte sequences", "[conf
 }
 
 TEST_CASE("a config file is one YAML document", "[config]") {
-  CHECK(error_of("algo:\n  lr: 0.1\n---\nalgo:\n  lr: 0.2\n") ==
-        "x.yaml:4: holds 2 YAML documents ('---' starts another); a config is one document");
-  CHECK(error_of("---\nalgo:\n  lr: 0.1\n").empty());  // a leading marker is still one document
+  CHECK(error_of("algo:\n  ppo:\n    lr: 0.1\n---\nalgo:\n  lr: 0.2\n") ==
+        "x.yaml:5: holds 2 YAML documents ('---' starts another); a config is one document");
+  CHECK(error_of("---\nalgo:\n  ppo:\n    lr: 0.1\n").empty());  // a leading marker is still one document
 }
 
 TEST_CASE("an unterminated quote is malformed YAML, not a string swallowing the file", "[config]") {
-  CHECK(error_of("experiment:\n  name: \"abc\nalgo:\n  lr: 0.1\n") ==
+  CHECK(error_of("experiment:\n  name: \"abc\nalgo:\n  ppo:\n    lr: 0.1\n") ==
         "x.yaml:2:9: malformed YAML: unterminated double quote");
-  CHECK(error_of("experiment:\n  name: 'abc\nalgo:\n  lr: 0.1\n") ==
+  CHECK(error_of("experiment:\n  name: 'abc\nalgo:\n  ppo:\n    lr: 0.1\n") ==
         "x.yaml:2:9: malformed YAML: unterminated single quote");
   CHECK_THAT(error_of("", {"experiment.name=\"abc"}),
              Catch::StartsWith("command line: experiment.name=\"abc: malformed YAML value"));
@@ -114,12 +116,14 @@ TEST_CASE("backend cross-field checks name file, line and key", "[config]") {
   CHECK_THAT(error_of("model:\n  memory:\n    kf:\n      variant: vssm\n      output_features: mean_cov\n"),
              Catch::StartsWith("x.yaml:5: model.memory.kf.output_features = mean_cov"));
   // The same checks run wherever the struct sits: the off-policy trainers' per-network memories too.
-  CHECK(error_of("algo:\n  type: sac\nmodel:\n  actor_memory:\n    spiking:\n      noise_low: 2\n"
-                 "      noise_high: 1\n") ==
-        "x.yaml:6: model.actor_memory.spiking.noise_low = 2 exceeds model.actor_memory.spiking.noise_high = 1");
-  CHECK_THAT(error_of("algo:\n  type: sac\nmodel:\n  critic_memory:\n    kf:\n      variant: vssm\n"
-                      "      output_features: mean_cov\n"),
-             Catch::StartsWith("x.yaml:7: model.critic_memory.kf.output_features = mean_cov needs variant kf"));
+  CHECK(error_of("algo:\n  type: sac\nmodel:\n  off_policy:\n    actor_memory:\n      spiking:\n"
+                 "        noise_low: 2\n        noise_high: 1\n") ==
+        "x.yaml:7: model.off_policy.actor_memory.spiking.noise_low = 2 exceeds "
+        "model.off_policy.actor_memory.spiking.noise_high = 1");
+  CHECK_THAT(
+      error_of("algo:\n  type: sac\nmodel:\n  off_policy:\n    critic_memory:\n      kf:\n"
+               "        variant: vssm\n        output_features: mean_cov\n"),
+      Catch::StartsWith("x.yaml:8: model.off_policy.critic_memory.kf.output_features = mean_cov needs variant kf"));
 }
 
 TEST_CASE("locate names where a key was set", "[config]") {
@@ -128,7 +132,7 @@ TEST_CASE("locate names where a key was set", "[config]") {
   CHECK(rlm::locate(origins, "env.id", "x.yaml", "unknown env id") == "x.yaml:3: unknown env id");
   CHECK(rlm::locate(origins, "experiment.device", "x.yaml", "no GPU") ==
         "command line: experiment.device=cuda: no GPU");
-  CHECK(rlm::locate(origins, "algo.max_seq_len", "x.yaml", "too short") == "x.yaml: too short");
+  CHECK(rlm::locate(origins, "algo.ppo.max_seq_len", "x.yaml", "too short") == "x.yaml: too short");
 }
 
 TEST_CASE("parse_integer accepts what config integers accept, nothing else", "[config]") {
@@ -142,15 +146,15 @@ TEST_CASE("parse_integer accepts what config integers accept, nothing else", "[c
 }
 
 TEST_CASE("resume policy: budgets and optimiser settings apply, what built the run is refused", "[config][resume]") {
-  for (const std::string key : {"algo.lr", "algo.total_steps", "algo.epochs", "algo.adam_eps", "algo.entropy_coeff",
-                                "logging.every", "checkpoint.every", "checkpoint.keep_last", "eval.episodes",
-                                "experiment.torch_threads", "experiment.device", "env.num_threads"}) {
+  for (const std::string key : {"algo.ppo.lr", "algo.total_steps", "algo.ppo.epochs", "algo.ppo.adam_eps",
+                                "algo.ppo.entropy_coeff", "logging.every", "checkpoint.every", "checkpoint.keep_last",
+                                "eval.episodes", "experiment.torch_threads", "experiment.device", "env.num_threads"}) {
     INFO(key);
     CHECK_FALSE(rlm::resume_refusal(key));
   }
   for (const std::string key :
-       {"model.memory.hidden_size", "model.head_sizes", "model.memory.type", "env.id", "env.num_envs",
-        "env.previous_action", "experiment.seed", "experiment.name", "algo.kl_coeff", "algo.type"}) {
+       {"model.memory.hidden_size", "model.ppo.head_sizes", "model.memory.type", "env.id", "env.num_envs",
+        "env.previous_action", "experiment.seed", "experiment.name", "algo.ppo.kl_coeff", "algo.type"}) {
     INFO(key);
     CHECK(rlm::resume_refusal(key));
   }
@@ -165,7 +169,7 @@ TEST_CASE("resume policy: budgets and optimiser settings apply, what built the r
 TEST_CASE("check_resume_changes names the override of a refused key", "[config][resume]") {
   const rlm::Config saved = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml");
   rlm::ConfigOrigins origins;
-  const rlm::Config lr = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml", {"algo.lr=0.001"}, &origins);
+  const rlm::Config lr = rlm::parse_config("env:\n  num_envs: 8\n", "run/config.yaml", {"algo.ppo.lr=0.001"}, &origins);
   CHECK_NOTHROW(rlm::check_resume_changes(rlm::config_values(saved), rlm::config_values(lr), origins));
 
   const rlm::Config wider =
@@ -185,26 +189,30 @@ TEST_CASE("check_resume_changes names the override of a refused key", "[config][
 }
 
 TEST_CASE("a key the chosen trainer does not read is an error, not a silently ignored setting", "[config]") {
-  CHECK(error_of("algo:\n  type: sacd\n  lr: 1e-3\n") ==
-        "x.yaml:3: algo.lr is a PPO option; algo.type = sacd does not read it (its options are in algo.off_policy, "
-        "algo.sacd and model.off_policy)");
-  CHECK_THAT(error_of("algo:\n  type: sac\n", {"model.head_sizes=[32]"}),
-             Catch::StartsWith("command line: model.head_sizes=[32]: model.head_sizes is a PPO option"));
+  CHECK(error_of("algo:\n  type: sacd\n  ppo:\n    lr: 1e-3\n") ==
+        "x.yaml:4: algo.ppo.lr is read by algo.type ppo; algo.type = sacd reads algo.off_policy, algo.sacd, "
+        "model.off_policy");
+  CHECK(error_of("algo:\n  type: sac\n", {"model.ppo.head_sizes=[32]"}) ==
+        "command line: model.ppo.head_sizes=[32]: model.ppo.head_sizes is read by algo.type ppo; algo.type = sac "
+        "reads algo.off_policy, algo.sac, model.off_policy");
   CHECK(error_of("algo:\n  sacd:\n    entropy_alpha: 0.2\n") ==
-        "x.yaml:3: algo.sacd.entropy_alpha is an option of the off-policy trainers; algo.type = ppo does not read it");
+        "x.yaml:3: algo.sacd.entropy_alpha is read by algo.type sacd; algo.type = ppo reads algo.ppo, model.ppo");
   CHECK_THAT(error_of("algo:\n  type: sac\n  sacd:\n    target_entropy_ratio: 0.5\n"),
-             Catch::Contains("algo.sacd.target_entropy_ratio is an option of algo.type = sacd, but algo.type = sac"));
-  CHECK_THAT(error_of("model:\n  critic_memory:\n    type: shm\n"),
-             Catch::Contains("model.critic_memory.type is an option of the off-policy trainers"));
+             Catch::EndsWith("algo.sacd.target_entropy_ratio is read by algo.type sacd; algo.type = sac reads "
+                             "algo.off_policy, algo.sac, model.off_policy"));
+  CHECK_THAT(error_of("model:\n  off_policy:\n    critic_memory:\n      type: shm\n"),
+             Catch::EndsWith("model.off_policy.critic_memory.type is read by algo.type sac, sacd, td3; algo.type = "
+                             "ppo reads algo.ppo, model.ppo"));
   // A value equal to the default changes nothing (a run folder's config.yaml writes every key).
-  CHECK(error_of("algo:\n  type: sacd\n  lr: 5e-05\n  sacd:\n    entropy_alpha: 0.1\n").empty());
+  CHECK(error_of("algo:\n  type: sacd\n  ppo:\n    lr: 5e-05\n  sacd:\n    entropy_alpha: 0.1\n").empty());
   CHECK(error_of("algo:\n  type: td3\n  off_policy:\n    lr: 1e-3\n  td3:\n    target_noise: 0.3\n").empty());
   // Off-policy configs skip PPO's cross-field checks (minibatch vs rollout).
   CHECK(error_of("env:\n  num_envs: 1\nalgo:\n  type: sacd\n").empty());
   // Only a per-network memory may say "same".
-  CHECK(error_of("algo:\n  type: sacd\nmodel:\n  actor_memory:\n    type: gru\n").empty());
+  CHECK(error_of("algo:\n  type: sacd\nmodel:\n  off_policy:\n    actor_memory:\n      type: gru\n").empty());
   CHECK_THAT(error_of("model:\n  memory:\n    type: same\n"), Catch::Contains("is not one of ffm, gru"));
   // The resolved config of an off-policy run reads back as the same config.
-  auto c = rlm::parse_config("algo:\n  type: sacd\nmodel:\n  critic_memory:\n    type: shm\n", "x.yaml");
+  auto c =
+      rlm::parse_config("algo:\n  type: sacd\nmodel:\n  off_policy:\n    critic_memory:\n      type: shm\n", "x.yaml");
   CHECK(rlm::parse_config(rlm::to_yaml(c), "config.yaml") == c);
 }
