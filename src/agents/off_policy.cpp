@@ -10,7 +10,7 @@
 //    masked mean over real steps;
 // 4. every eval_interval episodes and after the last iteration the deterministic policy plays eval_episodes episodes
 //    on separate eval envs (the held-out tasks of envs with a task split, which are also evaluated on their training
-//    tasks);
+//    tasks; off_policy/task_split_eval.hpp);
 // 5. metrics (JSONL, CSV, TensorBoard), progress line, checkpoints.
 // Time alignment (policy_rnn.py's update): a window of T steps is fed as T + 1 positions, o_0..o_T with the action
 // and reward before each; Q is predicted at positions 0..T−1 and the target of position i reads position i + 1, so
@@ -27,7 +27,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include "agents/checkpoint.hpp"
 #include "agents/off_policy_losses.hpp"
@@ -166,17 +165,7 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
   } catch (const EnvOptionError& e) {
     throw ConfigValueError("env." + e.option, e.what());
   }
-  const int eval_envs = std::min(op.eval_episodes, config_.env.num_envs);
-  // Evaluation plays the held-out tasks of envs with a task split (meta-RL: Wind); other envs do not read it.
-  EnvOptions eval_options = config_.env.options;
-  eval_options.task_split = "eval";
-  eval_envs_ = std::make_unique<envs::VecEnv>(config_.env.id, eval_envs, std::min(config_.env.num_threads, eval_envs),
-                                              derive_seed(seed, {kEvalStream}), options, eval_options);
-  if (const auto read = env_options_read_by(config_.env.id); std::ranges::find(read, "task_split") != read.end()) {
-    train_split_eval_envs_ =
-        std::make_unique<envs::VecEnv>(config_.env.id, eval_envs, std::min(config_.env.num_threads, eval_envs),
-                                       derive_seed(seed, {kEvalStream, 1}), options, config_.env.options);
-  }
+  evaluator_ = std::make_unique<TaskSplitEvaluator>(config_, seed);
   spec_ = ActionSpec::from_space(envs_->action_space(), config_.env.id);
   algorithm_->check_action_space(spec_, config_.env.id);
   seq_len_ = op.sampled_seq_len > 0 ? op.sampled_seq_len : envs_->max_episode_steps();
@@ -245,26 +234,25 @@ void OffPolicyTrainer::diverged(const std::string& what) const {
 }
 
 nlohmann::json OffPolicyTrainer::trainer_state() const {
-  return {{"format", kCheckpointFormat},
-          {"iteration", iteration_},
-          {"env_steps", env_steps_},
-          {"episodes", episodes_},
-          {"updates", updates_},
-          {"pending_updates", pending_updates_},
-          {"iteration_stats", iteration_stats_.to_json()},
-          {"iteration_return", iteration_return_},
-          {"iteration_length", iteration_length_},
-          {"iteration_success", iteration_success_},
-          {"next_eval_episodes", next_eval_episodes_},
-          {"elapsed_seconds", elapsed_seconds_},
-          {"tail_pending", tail_pending_},
-          {"tail_seconds", tail_seconds_},
-          {"tail_collect_seconds", tail_collect_seconds_},
-          {"env_episode_counters", envs_->episode_counters()},
-          {"eval_episode_counters", eval_envs_->episode_counters()},
-          {"train_split_eval_episode_counters",
-           train_split_eval_envs_ ? train_split_eval_envs_->episode_counters() : std::vector<uint64_t>{}},
-          {"replay_in_checkpoint", config_.checkpoint.replay_buffer}};
+  nlohmann::json state = {{"format", kCheckpointFormat},
+                          {"iteration", iteration_},
+                          {"env_steps", env_steps_},
+                          {"episodes", episodes_},
+                          {"updates", updates_},
+                          {"pending_updates", pending_updates_},
+                          {"iteration_stats", iteration_stats_.to_json()},
+                          {"iteration_return", iteration_return_},
+                          {"iteration_length", iteration_length_},
+                          {"iteration_success", iteration_success_},
+                          {"next_eval_episodes", next_eval_episodes_},
+                          {"elapsed_seconds", elapsed_seconds_},
+                          {"tail_pending", tail_pending_},
+                          {"tail_seconds", tail_seconds_},
+                          {"tail_collect_seconds", tail_collect_seconds_},
+                          {"env_episode_counters", envs_->episode_counters()},
+                          {"replay_in_checkpoint", config_.checkpoint.replay_buffer}};
+  evaluator_->save_state(state);
+  return state;
 }
 
 void OffPolicyTrainer::save() {
@@ -304,10 +292,7 @@ ResumeReport OffPolicyTrainer::resume() {
   tail_seconds_ = state.at("tail_seconds");
   tail_collect_seconds_ = state.at("tail_collect_seconds");
   envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
-  eval_envs_->set_episode_counters(state.at("eval_episode_counters").get<std::vector<uint64_t>>());
-  if (train_split_eval_envs_)
-    train_split_eval_envs_->set_episode_counters(
-        state.at("train_split_eval_episode_counters").get<std::vector<uint64_t>>());
+  evaluator_->restore_state(state);
   if (const auto it = blobs.find("replay_buffer"); it != blobs.end()) {
     try {
       replay_->from_bytes(it->second);
@@ -446,60 +431,6 @@ int64_t OffPolicyTrainer::updates_due(int64_t new_steps, bool warmup_just_ended)
   return static_cast<int64_t>(std::ceil(ratio * static_cast<double>(new_steps)));
 }
 
-std::optional<OffPolicyTrainer::EvalResult> OffPolicyTrainer::evaluate(envs::VecEnv& envs, uint64_t split,
-                                                                       const std::function<bool()>& stop) {
-  const auto counters = envs.episode_counters();
-  agent_->eval();
-  // Split 0 (the eval envs) keeps the streams it had before the training-split evaluation existed.
-  const auto memory_stream = split == 0 ? stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_)})
-                                        : stream({kMemoryStream, 2, static_cast<uint64_t>(episodes_), split});
-  const auto torch_stream = split == 0 ? stream({kEvalStream, static_cast<uint64_t>(episodes_)})
-                                       : stream({kEvalStream, static_cast<uint64_t>(episodes_), split});
-  seed_memory_streams(*agent_, memory_stream);
-  OffPolicyActingPolicy policy(agent_, algorithm_, device_);
-  EpisodeTally tally;
-  const auto generator = generator_for(torch_stream);
-  std::set<int> tasks_played;
-  const auto on_episode = [&](EpisodeRecord&& r) {
-    tally.add(r);
-    if (r.task >= 0) tasks_played.insert(r.task);
-  };
-  bool complete = true;
-  if (const int tasks = each_task_evaluation_tasks(envs, split); tasks > 0) {
-    // pomdp-baselines' evaluate(): every held-out task once, and train_tasks[:n_eval] once each. Round k pins task
-    // k·N + i on env i; the rounds share the generator, which goes on from one to the next.
-    const int n = envs.num_envs();
-    for (int first = 0; first < tasks && complete; first += n) {
-      std::vector<int64_t> quota(static_cast<size_t>(n), 0);
-      for (int i = 0; i < n && first + i < tasks; ++i) {
-        envs.pin_task(i, first + i);
-        quota[static_cast<size_t>(i)] = 1;
-      }
-      complete = run_episodes(envs, policy, spec_, quota, generator, on_episode, {.deterministic = true, .stop = stop});
-    }
-    for (int i = 0; i < n; ++i) envs.pin_task(i, -1);
-  } else {
-    complete = run_episodes(envs, policy, spec_, episode_quota(config_.algo.off_policy.eval_episodes, envs.num_envs()),
-                            generator, on_episode, {.deterministic = true, .stop = stop});
-  }
-  agent_->train();
-  if (!complete) {
-    envs.set_episode_counters(counters);
-    return std::nullopt;
-  }
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  return EvalResult{tally.mean_return(), tally.std_return(), envs.reports_success() ? tally.success_rate() : nan,
-                    static_cast<double>(tally.episodes()),
-                    envs.split_size() > 0 ? static_cast<double>(tasks_played.size()) : nan};
-}
-
-int OffPolicyTrainer::each_task_evaluation_tasks(const envs::VecEnv& envs, uint64_t split) const {
-  if (!config_.algo.off_policy.eval_each_task || envs.split_size() == 0) return 0;
-  // Split 0 is the held-out tasks; the training split is evaluated on as many of its tasks (all of them in the
-  // SHM splits, where there are fewer training tasks).
-  return split == 0 ? envs.split_size() : std::min(envs.split_size(), eval_envs_->split_size());
-}
-
 TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested) {
   if (!metrics_) metrics_ = std::make_unique<MetricsLogger>(run_dir_, config_.logging.tensorboard);
   const auto& op = config_.algo.off_policy;
@@ -511,7 +442,6 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
     if (saved_iteration_ != iteration_ || saved_updates_ != updates_) save();
     summary.interrupted = true;
   };
-  const double nan = std::numeric_limits<double>::quiet_NaN();
 
   while (tail_pending_ || pending_updates_ > 0 || env_steps_ < total) {
     if (!tail_pending_) {
@@ -590,27 +520,22 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
     stats.finish();
     const double mean_return = iteration_return_, mean_length = iteration_length_;
     const double seconds = tail_seconds_, collect_seconds = tail_collect_seconds_;
-    EvalResult eval{nan, nan, nan, nan, nan}, train_split_eval{nan, nan, nan, nan, nan};
+    TaskSplitEvaluator::Results eval;
     // Every eval_interval episodes, and once more at the end, so that every run (a short --budget one too) ends
     // with its final policy's score. A stop during it (evaluations can be long) keeps tail_pending_ in the
     // checkpoint, and the resumed run plays the same evaluation.
     if (op.eval_interval > 0 && (episodes_ >= next_eval_episodes_ || env_steps_ >= total)) {
       progress.phase([&] { return fmt::format("iter {}: evaluating", iteration_); });
-      const auto eval_counters = eval_envs_->episode_counters();
-      const auto held_out = evaluate(*eval_envs_, 0, stopped);
-      const auto train_split = held_out && train_split_eval_envs_ ? evaluate(*train_split_eval_envs_, 1, stopped)
-                                                                  : std::optional<EvalResult>(train_split_eval);
-      if (!held_out || !train_split) {
-        if (held_out) eval_envs_->set_episode_counters(eval_counters);
+      const auto results = evaluator_->run(agent_, algorithm_, spec_, device_, episodes_, stopped);
+      if (!results) {
         stop_here();
         break;
       }
-      eval = *held_out;
-      train_split_eval = *train_split;
+      eval = *results;
       while (next_eval_episodes_ <= episodes_) next_eval_episodes_ += op.eval_interval;
     }
     tail_pending_ = false;
-    const double eval_mean = eval.return_mean;
+    const double eval_mean = eval.held_out.return_mean;
     if (iteration_ % config_.logging.every == 0 || env_steps_ >= total || std::isfinite(eval_mean)) {
       std::vector<std::pair<std::string, double>> scalars = {
           {"charts/episode_return_mean", mean_return},
@@ -623,8 +548,8 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
           {"charts/iteration_seconds", seconds},
           {"charts/update_seconds", seconds - collect_seconds},
           {"eval/episode_return_mean", eval_mean},
-          {"eval/episode_return_std", eval.return_std},
-          {"eval/episodes", eval.episodes},
+          {"eval/episode_return_std", eval.held_out.return_std},
+          {"eval/episodes", eval.held_out.episodes},
           {"losses/critic_loss", stats.critic_loss},
           {"losses/actor_loss", stats.actor_loss},
           {"losses/alpha", stats.updates > 0 ? stats.alpha : alpha()},
@@ -632,17 +557,8 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
           {"losses/entropy", stats.entropy},
           {"losses/q_mean", stats.q_mean},
           {"losses/updates", static_cast<double>(stats.updates)}};
-      if (envs_->reports_success()) {
-        scalars.emplace_back("charts/success_rate", iteration_success_);
-        scalars.emplace_back("eval/success_rate", eval.success_rate);
-      }
-      if (train_split_eval_envs_) {
-        scalars.emplace_back("eval/train_tasks_episode_return_mean", train_split_eval.return_mean);
-        scalars.emplace_back("eval/tasks", eval.distinct_tasks);
-        scalars.emplace_back("eval/train_tasks", train_split_eval.distinct_tasks);
-        if (envs_->reports_success())
-          scalars.emplace_back("eval/train_tasks_success_rate", train_split_eval.success_rate);
-      }
+      if (envs_->reports_success()) scalars.emplace_back("charts/success_rate", iteration_success_);
+      evaluator_->append_scalars(eval, envs_->reports_success(), scalars);
       metrics_->log(env_steps_, scalars);
     }
     {

@@ -18,6 +18,7 @@
 #include "agents/episode_replay.hpp"
 #include "agents/experiment_config.hpp"
 #include "agents/off_policy/algorithm.hpp"
+#include "agents/off_policy/task_split_eval.hpp"
 #include "agents/recurrent_networks.hpp"
 #include "agents/trainer.hpp"
 #include "core/seed.hpp"
@@ -97,17 +98,6 @@ class OffPolicyTrainer : public Trainer {
 
  private:
   int64_t updates_due(int64_t new_steps, bool warmup_just_ended) const;
-  /// Deterministic evaluation episodes on `envs` (the held-out tasks' eval envs, or the training tasks').
-  struct EvalResult {
-    double return_mean, return_std, success_rate;  ///< success_rate: NaN for envs without a notion of success
-    double episodes = 0, distinct_tasks = 0;       ///< distinct_tasks: NaN for envs without tasks
-  };
-  /// nullopt when `stop` turned true first: the envs' episode counters are then as they were, so a resumed run plays
-  /// the same evaluation again.
-  std::optional<EvalResult> evaluate(envs::VecEnv& envs, uint64_t split, const std::function<bool()>& stop);
-  /// How many tasks of `envs`' split an evaluation plays once each (eval_each_task); 0: eval_episodes episodes on
-  /// tasks drawn at random (envs without a task split, or eval_each_task off).
-  int each_task_evaluation_tasks(const envs::VecEnv& envs, uint64_t split) const;
   nlohmann::json trainer_state() const;
   void save();
   NamedOptimizers optimizers();
@@ -122,10 +112,8 @@ class OffPolicyTrainer : public Trainer {
   std::filesystem::path run_dir_;
   torch::Device device_;
   std::shared_ptr<const OffPolicyAlgorithm> algorithm_;  ///< what sets sac, sacd and td3 apart
-  std::unique_ptr<envs::VecEnv> envs_, eval_envs_;
-  /// Envs with a task split (meta-RL) are also evaluated on their training tasks, as pomdp-baselines logs
-  /// success_rate_train beside success_rate_eval; null for other envs.
-  std::unique_ptr<envs::VecEnv> train_split_eval_envs_;
+  std::unique_ptr<envs::VecEnv> envs_;
+  std::unique_ptr<TaskSplitEvaluator> evaluator_;  ///< the deterministic evaluations, on envs of their own
   ActionSpec spec_;
   OffPolicyAgent agent_{nullptr};
   std::unique_ptr<torch::optim::Adam> critic_optimizer_, actor_optimizer_, alpha_optimizer_;
