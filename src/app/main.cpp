@@ -147,7 +147,8 @@ int main(int argc, char** argv) {
     return 4;
   } catch (const std::bad_alloc&) {
     fmt::print(stderr,
-               "rlm: error: out of memory (reduce env.num_envs, algo.ppo.steps_per_env or the model's sizes)\n");
+               "rlm: error: out of memory (reduce env.num_envs, algo.ppo.steps_per_env, algo.off_policy.batch_size or "
+               "the model's sizes)\n");
     return 1;
   } catch (const c10::Error& e) {
     fmt::print(stderr, "rlm: error: {}\n", first_line(e.what_without_backtrace()));
