@@ -59,16 +59,13 @@ std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, c
     }
     const auto sections = sections_holding(key);
     if (sections.empty() || chosen == schemas.end()) continue;  // a shared key
-    const bool read = std::any_of(sections.begin(), sections.end(), [&](std::string_view section) {
-      return std::find(chosen->reads.begin(), chosen->reads.end(), section) != chosen->reads.end();
-    });
-    if (!read) {
+    const auto reads = [&](const TrainerSchema& schema) {
+      return std::ranges::any_of(sections, [&](std::string_view s) { return std::ranges::count(schema.reads, s) > 0; });
+    };
+    if (!reads(*chosen)) {
       std::vector<std::string_view> readers;
       for (const auto& schema : schemas) {
-        if (std::any_of(sections.begin(), sections.end(), [&](std::string_view section) {
-              return std::find(schema.reads.begin(), schema.reads.end(), section) != schema.reads.end();
-            }))
-          readers.push_back(schema.type);
+        if (reads(schema)) readers.push_back(schema.type);
       }
       return std::pair{key, fmt::format("{} is read by algo.type {}; algo.type = {} reads {}", key,
                                         fmt::join(readers, ", "), c.algo.type, fmt::join(chosen->reads, ", "))};
@@ -77,7 +74,7 @@ std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, c
   return std::nullopt;
 }
 
-/// Keys that moved, each refused with its new place ("algo.ppo.lr is now algo.ppo.lr"): PPO's options and network, once
+/// Keys that moved, each refused with its new place ("algo.lr is now algo.ppo.lr"): PPO's options and network, once
 /// flat in algo and model, and the off-policy per-network memories, once directly in model.
 const std::vector<config_reader::KeyMove>& moved_keys() {
   static const std::vector<config_reader::KeyMove> moves = [] {

@@ -49,9 +49,7 @@ torch::Generator generator_for(uint64_t seed) { return at::detail::createCPUGene
 
 // ---------------------------------------------------------------------------------------------------------------
 std::shared_ptr<const OffPolicyAlgorithm> off_policy_algorithm(const Config& config) {
-  for (const TrainerRow& row : trainer_rows()) {
-    if (row.type == config.algo.type && row.off_policy) return row.off_policy(config);
-  }
+  if (const TrainerRow& row = trainer_row(config.algo.type); row.off_policy) return row.off_policy(config);
   throw ConfigValueError("algo.type", fmt::format("algo.type = '{}' is not an off-policy trainer", config.algo.type));
 }
 

@@ -23,14 +23,14 @@ std::unique_ptr<Trainer> make(const Config& config, fs::path run_dir) {
   return std::make_unique<T>(config, std::move(run_dir));
 }
 
+}  // namespace
+
 const TrainerRow& trainer_row(const std::string& type) {
   for (const TrainerRow& row : trainer_rows()) {
     if (row.type == type) return row;
   }
   throw ConfigValueError("algo.type", fmt::format("algo.type = '{}' names no trainer", type));
 }
-
-}  // namespace
 
 const std::vector<TrainerRow>& trainer_rows() {
   static const std::vector<TrainerRow> rows = {

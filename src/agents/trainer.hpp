@@ -61,6 +61,8 @@ struct TrainerRow {
   std::unique_ptr<OffPolicyAlgorithm> (*off_policy)(const Config& config) = nullptr;
 };
 const std::vector<TrainerRow>& trainer_rows();
+/// The row of `type`; ConfigValueError on algo.type when no trainer has it.
+const TrainerRow& trainer_row(const std::string& type);
 
 /// The trainer algo.type names, with envs, networks and optimisers built (values only it can judge are thrown as
 /// ConfigValueError naming their key).

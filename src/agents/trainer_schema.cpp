@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/config_suggest.hpp"
+
 namespace rlm {
 
 const std::vector<TrainerSchema>& trainer_schemas() {
@@ -25,8 +27,9 @@ std::vector<std::string_view> sections_holding(std::string_view key) {
   std::vector<std::string_view> sections;
   for (const TrainerSchema& schema : trainer_schemas()) {
     for (std::string_view section : schema.reads) {
-      const bool holds = key.starts_with(section) && key.size() > section.size() && key[section.size()] == '.';
-      if (holds && std::find(sections.begin(), sections.end(), section) == sections.end()) sections.push_back(section);
+      if (config_detail::lies_under(key, section) &&
+          std::find(sections.begin(), sections.end(), section) == sections.end())
+        sections.push_back(section);
     }
   }
   return sections;

@@ -51,8 +51,7 @@ struct KeyMove {
 /// Where `path` is now, when it or a section above it moved.
 inline std::optional<std::string> moved_to(const std::string& path, const std::vector<KeyMove>& moves) {
   for (const KeyMove& move : moves) {
-    if (path == move.from || (path.starts_with(move.from) && path[move.from.size()] == '.'))
-      return move.to + path.substr(move.from.size());
+    if (path == move.from || config_detail::lies_under(path, move.from)) return move.to + path.substr(move.from.size());
   }
   return std::nullopt;
 }

@@ -11,6 +11,12 @@ namespace rlm::config_detail {
 /// "algo" + "lr" -> "algo.lr"; an empty prefix gives the key alone.
 std::string join(std::string_view prefix, std::string_view key);
 
+/// True when `key` lies inside the section `section` ("algo.ppo.lr" in "algo.ppo", not "algo.ppo" itself, nor
+/// "algo.ppox").
+inline bool lies_under(std::string_view key, std::string_view section) {
+  return key.size() > section.size() && key.starts_with(section) && key[section.size()] == '.';
+}
+
 /// Splits at every `sep`, keeping empty parts: "a..b" -> {"a", "", "b"}.
 std::vector<std::string> split(std::string_view text, char sep);
 

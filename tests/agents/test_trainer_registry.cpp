@@ -9,6 +9,7 @@
 #include "agents/experiment_config.hpp"
 #include "agents/trainer.hpp"
 #include "agents/trainer_schema.hpp"
+#include "core/config_suggest.hpp"
 
 TEST_CASE("every trainer type has a registry row and a schema, in the same order", "[agents][config]") {
   std::vector<std::string_view> schema_types, row_types;
@@ -33,7 +34,7 @@ TEST_CASE("every algo and model key is shared or read by some trainer, and every
   for (const std::string& key : keys) {
     if (!key.starts_with("algo.") && !key.starts_with("model.")) continue;
     const bool is_shared = std::any_of(shared.begin(), shared.end(), [&](std::string_view s) {
-      return key == s || (key.starts_with(s) && key[s.size()] == '.');
+      return key == s || rlm::config_detail::lies_under(key, s);
     });
     const bool is_section = std::any_of(rlm::trainer_schemas().begin(), rlm::trainer_schemas().end(), [&](auto& s) {
       return std::find(s.reads.begin(), s.reads.end(), key) != s.reads.end();
