@@ -11,6 +11,7 @@
 
 #include "core/config_reader.hpp"
 #include "core/error.hpp"
+#include "envs/registry.hpp"
 
 namespace rlm {
 namespace {
@@ -45,7 +46,13 @@ std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, c
   for (const auto& [key, where] : origins) {
     if (const auto it = values.find(key); it != values.end() && defaults.at(key) == it->second) continue;
     if (key.starts_with("env.options.")) {
-      const auto read = env_options_read_by(c.env.id);
+      const std::vector<std::string>* keys = nullptr;
+      try {
+        keys = &envs::env_option_keys(c.env.id);
+      } catch (const EnvError&) {
+        continue;  // an unknown env.id: reported with its own location when the env is built
+      }
+      const auto& read = *keys;
       const std::string_view field = std::string_view(key).substr(std::string_view("env.options.").size());
       if (std::find(read.begin(), read.end(), field) == read.end()) {
         return std::pair{key, read.empty() ? fmt::format("{}: env {} takes no env.options", key, c.env.id)

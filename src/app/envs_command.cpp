@@ -14,7 +14,7 @@ int envs_command(const Args& args) {
   fmt::print("{:<36} {:<34} {:<20} {:<10} {}\n", "id", "observation", "action", "max steps", "env.options");
   for (const auto& id : envs::registered_env_ids()) {
     const auto env = envs::make_env(id, {.previous_action = false, .antialias = false, .flatten = false});
-    const auto options = env_options_read_by(id);
+    const auto& options = envs::env_option_keys(id);
     fmt::print("{:<36} {:<34} {:<20} {:<10} {}\n", id, env->observation_space().to_string(),
                env->action_space().to_string(), env->max_episode_steps(),
                options.empty() ? "-" : fmt::format("{}", fmt::join(options, ", ")));

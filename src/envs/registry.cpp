@@ -41,14 +41,38 @@
 namespace rlm::envs {
 namespace {
 
-/// One family: its id prefix and a factory per level (popgym's Easy/Medium/Hard presets; a family whose parameters
-/// come from env.options has the single level "").
+/// One family: its id prefix, a factory per level (popgym's Easy/Medium/Hard presets; a family whose parameters
+/// come from env.options has the single level "") and the env.options keys each level reads.
 struct FamilyRow {
   std::string suite;                ///< "popgym"
   std::string family;               ///< "RepeatFirst"
   std::vector<std::string> levels;  ///< id suffixes: {"Easy", "Medium", "Hard"} or {""}
   std::function<std::unique_ptr<Env>(std::string id, size_t level, const EnvOptions& options)> make;
+  /// Per level: the keys of the option groups its factory reads, in their visit() order.
+  std::vector<std::vector<std::string>> option_keys;
 };
+
+/// Lists the keys that option groups declare in visit() (the groups hold fields only, no sections).
+struct KeyLister {
+  std::vector<std::string> keys;
+  template <class T, class... Check>
+  void field(std::string_view name, const T&, const Check&...) {
+    keys.emplace_back(name);
+  }
+};
+
+template <class... Groups>
+std::vector<std::string> keys_of() {
+  KeyLister lister;
+  (Groups{}.visit(lister), ...);
+  return lister.keys;
+}
+
+/// `a` followed by `b`.
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
 
 /// Builds a row from an env type and its three presets, so each family reads as one line in the table below.
 template <class E, class Config>
@@ -58,32 +82,46 @@ FamilyRow family(std::string suite, std::string name, std::array<Config, 3> pres
           {"Easy", "Medium", "Hard"},
           [presets](std::string id, size_t level, const EnvOptions&) -> std::unique_ptr<Env> {
             return std::make_unique<E>(std::move(id), presets[level]);
-          }};
+          },
+          {{}, {}, {}}};
 }
 
-/// A row with one id whose env is built from env.options (the fields env_options_read_by(id) names).
-template <class E>
+/// A row with one id whose env is built from the option groups it names: `config_of` sees those groups only, and
+/// their keys are the ones the id reads.
+template <class E, class... Groups>
 FamilyRow parameterised(std::string suite, std::string name,
-                        std::function<typename E::Config(const EnvOptions&)> config_of) {
+                        std::type_identity_t<std::function<typename E::Config(const Groups&...)>> config_of) {
   return {std::move(suite),
           std::move(name),
           {""},
           [config_of](std::string id, size_t, const EnvOptions& options) -> std::unique_ptr<Env> {
-            return std::make_unique<E>(std::move(id), config_of(options));
-          }};
+            return std::make_unique<E>(std::move(id), config_of(static_cast<const Groups&>(options)...));
+          },
+          {keys_of<Groups...>()}};
 }
 
 /// A Box2D task as three ids, <name> (Gymnasium's full observation), <name>-P and <name>-V (the masks of
-/// docs/envs/box2d.md), each wrapped in PartialObservation when it masks or adds noise.
-template <class E>
+/// docs/envs/box2d.md), each wrapped in PartialObservation when it masks or adds noise. Every level reads the
+/// observation noise, a task with continuous actions the action noise, a level its `mask_keys` and then the groups
+/// `config_of` sees.
+template <class E, class... Groups>
 FamilyRow box2d_family(
-    std::string name, std::function<typename E::Config(const EnvOptions&)> config_of,
-    const std::function<box2d::ObservationMask(std::string_view variant, const EnvOptions&)>& mask_of) {
+    std::string name, bool continuous_actions,
+    std::type_identity_t<std::function<typename E::Config(const Groups&...)>> config_of,
+    const std::function<box2d::ObservationMask(std::string_view variant, const EnvOptions&)>& mask_of,
+    const std::array<std::vector<std::string>, 3>& mask_keys = {}) {
+  std::vector<std::vector<std::string>> option_keys;
+  for (const auto& level_keys : mask_keys) {
+    const auto noise = continuous_actions ? keys_of<box2d::ObservationNoiseOptions, box2d::ActionNoiseOptions>()
+                                          : keys_of<box2d::ObservationNoiseOptions>();
+    option_keys.push_back(concat(concat(noise, level_keys), keys_of<Groups...>()));
+  }
   return {"box2d",
           std::move(name),
           {"", "-P", "-V"},
           [config_of, mask_of](std::string id, size_t level, const EnvOptions& options) -> std::unique_ptr<Env> {
-            std::unique_ptr<Env> env = std::make_unique<E>(std::move(id), config_of(options));
+            std::unique_ptr<Env> env =
+                std::make_unique<E>(std::move(id), config_of(static_cast<const Groups&>(options)...));
             if (level == 0 && options.obs_noise_sigma == 0 && options.action_noise_sigma == 0) return env;
             const box2d::ObservationMask mask = mask_of(level == 0 ? "F" : level == 1 ? "P" : "V", options);
             return std::make_unique<box2d::PartialObservation>(
@@ -92,16 +130,18 @@ FamilyRow box2d_family(
                                                                 .obs_noise_sigma = options.obs_noise_sigma,
                                                                 .noise_on_binary = options.noise_on_binary,
                                                                 .action_noise_sigma = options.action_noise_sigma});
-          }};
+          },
+          std::move(option_keys)};
 }
 
-box2d::LunarLanderConfig lunar_lander_config(const EnvOptions& o, bool continuous) {
+box2d::LunarLanderConfig lunar_lander_config(const box2d::LunarLanderOptions& o, const box2d::Box2d23LimitsOptions& l,
+                                             bool continuous) {
   return {.continuous = continuous,
           .gravity = o.gravity,
           .enable_wind = o.enable_wind,
           .wind_power = o.wind_power,
           .turbulence_power = o.turbulence_power,
-          .emulate_box2d23_limits = o.box2d23_limits};
+          .emulate_box2d23_limits = l.box2d23_limits};
 }
 
 box2d::ObservationMask lander_mask(std::string_view variant, const EnvOptions&) {
@@ -110,6 +150,11 @@ box2d::ObservationMask lander_mask(std::string_view variant, const EnvOptions&) 
 
 box2d::ObservationMask walker_mask(std::string_view variant, const EnvOptions& o) {
   return box2d::bipedal_walker_mask(variant, o.contacts_in_v, o.lidar_in_p);
+}
+
+/// What walker_mask reads at each level: nothing for the full observation, lidar_in_p for -P, contacts_in_v for -V.
+std::array<std::vector<std::string>, 3> walker_mask_keys() {
+  return {{{}, keys_of<box2d::LidarInPOptions>(), keys_of<box2d::ContactsInVOptions>()}};
 }
 
 /// The registry. Presets are the difficulty classes at the bottom of each popgym env file
@@ -161,67 +206,80 @@ const std::vector<FamilyRow>& table() {
           {{{.max_episode_length = 200}, {.max_episode_length = 150}, {.max_episode_length = 100}}}),
       family<NoisyPositionOnlyPendulum, NoisyPositionOnlyPendulumConfig>(
           "popgym", "NoisyPositionOnlyPendulum", {{{.noise_sigma = 0.1}, {.noise_sigma = 0.2}, {.noise_sigma = 0.3}}}),
-      parameterised<memory_rl::TMaze>("memory_rl", "TMazePassive",
-                                      [](const EnvOptions& o) {
-                                        return memory_rl::TMazeConfig{.corridor_length = o.corridor_length,
-                                                                      .oracle_length = 0,
-                                                                      .distract_reward = o.distract_reward};
-                                      }),
-      parameterised<memory_rl::TMaze>("memory_rl", "TMazeActive",
-                                      [](const EnvOptions& o) {
-                                        return memory_rl::TMazeConfig{.corridor_length = o.corridor_length,
-                                                                      .oracle_length = 1,
-                                                                      .distract_reward = o.distract_reward};
-                                      }),
-      parameterised<kf::BestArm>("kf", "BestArm",
-                                 [](const EnvOptions& o) {
-                                   return kf::BestArmConfig{.request_cost = o.request_cost,
-                                                            .sigma_low = o.sigma_low,
-                                                            .sigma_high = o.sigma_high};
-                                 }),
-      parameterised<meta::Wind>("meta", "Wind",
-                                [](const EnvOptions& o) {
-                                  return meta::WindConfig{
-                                      .variant = o.variant, .train_tasks = o.train_tasks, .task_split = o.task_split};
-                                }),
-      parameterised<meta::PointRobot>("meta", "PointRobot",
-                                      [](const EnvOptions& o) {
-                                        return meta::PointRobotConfig{.variant = o.variant,
-                                                                      .train_tasks = o.train_tasks,
-                                                                      .task_split = o.task_split};
-                                      }),
-      parameterised<memory_rl::VisualMatch>("memory_rl", "PassiveVisualMatch",
-                                            [](const EnvOptions& o) {
-                                              return memory_rl::VisualMatchConfig{
-                                                  .passive = true,
-                                                  .variant = o.variant,
-                                                  .distractor_length = o.distractor_length};
+      parameterised<memory_rl::TMaze, memory_rl::TMazeOptions>("memory_rl", "TMazePassive",
+                                                               [](const memory_rl::TMazeOptions& o) {
+                                                                 return memory_rl::TMazeConfig{
+                                                                     .corridor_length = o.corridor_length,
+                                                                     .oracle_length = 0,
+                                                                     .distract_reward = o.distract_reward};
+                                                               }),
+      parameterised<memory_rl::TMaze, memory_rl::TMazeOptions>("memory_rl", "TMazeActive",
+                                                               [](const memory_rl::TMazeOptions& o) {
+                                                                 return memory_rl::TMazeConfig{
+                                                                     .corridor_length = o.corridor_length,
+                                                                     .oracle_length = 1,
+                                                                     .distract_reward = o.distract_reward};
+                                                               }),
+      parameterised<kf::BestArm, kf::BestArmOptions>("kf", "BestArm",
+                                                     [](const kf::BestArmOptions& o) {
+                                                       return kf::BestArmConfig{.request_cost = o.request_cost,
+                                                                                .sigma_low = o.sigma_low,
+                                                                                .sigma_high = o.sigma_high};
+                                                     }),
+      parameterised<meta::Wind, ReferenceVariantOptions, meta::TaskSplitOptions>("meta", "Wind",
+                                                                                 [](const ReferenceVariantOptions& v,
+                                                                                    const meta::TaskSplitOptions& t) {
+                                                                                   return meta::WindConfig{
+                                                                                       .variant = v.variant,
+                                                                                       .train_tasks = t.train_tasks,
+                                                                                       .task_split = t.task_split};
+                                                                                 }),
+      parameterised<meta::PointRobot, ReferenceVariantOptions,
+                    meta::TaskSplitOptions>("meta", "PointRobot",
+                                            [](const ReferenceVariantOptions& v, const meta::TaskSplitOptions& t) {
+                                              return meta::PointRobotConfig{.variant = v.variant,
+                                                                            .train_tasks = t.train_tasks,
+                                                                            .task_split = t.task_split};
                                             }),
-      parameterised<memory_rl::VisualMatch>(
-          "memory_rl", "ActiveVisualMatch",
-          [](const EnvOptions& o) {
+      parameterised<memory_rl::VisualMatch, ReferenceVariantOptions, memory_rl::DistractorOptions>(
+          "memory_rl", "PassiveVisualMatch",
+          [](const ReferenceVariantOptions& v, const memory_rl::DistractorOptions& d) {
             return memory_rl::VisualMatchConfig{
-                .passive = false, .variant = o.variant, .distractor_length = o.distractor_length};
+                .passive = true, .variant = v.variant, .distractor_length = d.distractor_length};
           }),
-      parameterised<memory_rl::KeyToDoor>("memory_rl", "KeyToDoor",
-                                          [](const EnvOptions& o) {
-                                            return memory_rl::KeyToDoorConfig{.variant = o.variant,
-                                                                              .distractor_length = o.distractor_length};
-                                          }),
-      box2d_family<box2d::LunarLander>(
-          "LunarLander", [](const EnvOptions& o) { return lunar_lander_config(o, false); }, lander_mask),
-      box2d_family<box2d::LunarLander>(
-          "LunarLanderContinuous", [](const EnvOptions& o) { return lunar_lander_config(o, true); }, lander_mask),
-      box2d_family<box2d::BipedalWalker>(
-          "BipedalWalker",
-          [](const EnvOptions&
-                 o) { return box2d::BipedalWalkerConfig{.hardcore = false, .emulate_box2d23_limits = o.box2d23_limits}; },
-          walker_mask),
-      box2d_family<box2d::BipedalWalker>(
-          "BipedalWalkerHardcore",
-          [](const EnvOptions&
-                 o) { return box2d::BipedalWalkerConfig{.hardcore = true, .emulate_box2d23_limits = o.box2d23_limits}; },
-          walker_mask),
+      parameterised<memory_rl::VisualMatch, ReferenceVariantOptions, memory_rl::DistractorOptions>(
+          "memory_rl", "ActiveVisualMatch",
+          [](const ReferenceVariantOptions& v, const memory_rl::DistractorOptions& d) {
+            return memory_rl::VisualMatchConfig{
+                .passive = false, .variant = v.variant, .distractor_length = d.distractor_length};
+          }),
+      parameterised<memory_rl::KeyToDoor, ReferenceVariantOptions,
+                    memory_rl::DistractorOptions>("memory_rl", "KeyToDoor",
+                                                  [](const ReferenceVariantOptions& v,
+                                                     const memory_rl::DistractorOptions& d) {
+                                                    return memory_rl::KeyToDoorConfig{
+                                                        .variant = v.variant, .distractor_length = d.distractor_length};
+                                                  }),
+      box2d_family<box2d::LunarLander, box2d::LunarLanderOptions, box2d::Box2d23LimitsOptions>(
+          "LunarLander", false,
+          [](const box2d::LunarLanderOptions& o,
+             const box2d::Box2d23LimitsOptions& l) { return lunar_lander_config(o, l, false); },
+          lander_mask),
+      box2d_family<box2d::LunarLander, box2d::LunarLanderOptions, box2d::Box2d23LimitsOptions>(
+          "LunarLanderContinuous", true,
+          [](const box2d::LunarLanderOptions& o,
+             const box2d::Box2d23LimitsOptions& l) { return lunar_lander_config(o, l, true); },
+          lander_mask),
+      box2d_family<box2d::BipedalWalker, box2d::Box2d23LimitsOptions>(
+          "BipedalWalker", true,
+          [](const box2d::Box2d23LimitsOptions&
+                 l) { return box2d::BipedalWalkerConfig{.hardcore = false, .emulate_box2d23_limits = l.box2d23_limits}; },
+          walker_mask, walker_mask_keys()),
+      box2d_family<box2d::BipedalWalker, box2d::Box2d23LimitsOptions>(
+          "BipedalWalkerHardcore", true,
+          [](const box2d::Box2d23LimitsOptions&
+                 l) { return box2d::BipedalWalkerConfig{.hardcore = true, .emulate_box2d23_limits = l.box2d23_limits}; },
+          walker_mask, walker_mask_keys()),
       // <<< new families above this line >>>
   };
   return rows;
@@ -280,6 +338,14 @@ std::string canonical_env_id(const std::string& id) {
   });
   ids.resize(std::min<size_t>(ids.size(), 3));
   throw EnvError(fmt::format("unknown env id '{}' (did you mean {}?)", id, fmt::join(ids, ", ")));
+}
+
+const std::vector<std::string>& env_option_keys(const std::string& id) {
+  const std::string canonical = canonical_env_id(id);
+  const FamilyRow* row = nullptr;
+  size_t level = 0;
+  lookup(canonical, row, level);
+  return row->option_keys[level];
 }
 
 std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options, const EnvOptions& env_options) {

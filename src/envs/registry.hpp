@@ -27,6 +27,10 @@ WrapperOptions wrapper_options(const EnvConfig& config);
 /// The canonical spelling of `id`; an unknown id throws rlm::EnvError naming up to 3 closest registered ids.
 std::string canonical_env_id(const std::string& id);
 
+/// The env.options keys that `id` (either spelling) reads, in config.yaml's order: the keys of the option groups its
+/// registry row names; none for POPGym, whose levels are in the id. An unknown id throws as canonical_env_id does.
+const std::vector<std::string>& env_option_keys(const std::string& id);
+
 /// A fresh env, wrapped in the order previous_action, antialias, markovian, flatten, discrete_action (the POPGym
 /// paper pipeline is Flatten(Antialias(PreviousAction(env))); memory-monoids adds DiscreteAction on top).
 /// `env_options` parameterises the families that read env.options (T-maze's corridor length, ...).

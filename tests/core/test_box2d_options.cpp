@@ -1,6 +1,5 @@
 // The Box2D tasks' env.options in the experiment config: which ids read which option, the gravity
-// range Gymnasium asserts, and the gym spelling of the ids. The envs themselves are tested in tests/box2d (this
-// binary does not link rlm_envs; env_options_read_by is header-only).
+// range Gymnasium asserts, and the gym spelling of the ids. The envs themselves are tested in tests/box2d.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +13,7 @@
 #include "agents/experiment_config.hpp"
 #include "core/config_test_util.hpp"
 #include "core/error.hpp"
-#include "envs/env_config.hpp"
+#include "envs/registry.hpp"
 
 namespace fs = std::filesystem;
 
@@ -47,7 +46,7 @@ std::string env_yaml(const std::string& id, const std::string& option) {
 }
 
 bool reads(const std::string& id, std::string_view option) {
-  const auto read = rlm::env_options_read_by(id);
+  const auto& read = rlm::envs::env_option_keys(id);
   return std::find(read.begin(), read.end(), option) != read.end();
 }
 

@@ -285,10 +285,9 @@ TEST_CASE("key to door: option errors and misuse", "[envs][key_to_door]") {
   CHECK_THROWS_AS(KeyToDoor("memory_rl/KeyToDoor", {.variant = "cca"}), rlm::EnvError);
   CHECK_THROWS_AS(KeyToDoor("memory_rl/KeyToDoor", {.distractor_length = -5}), rlm::EnvError);
   CHECK_THROWS_AS(KeyToDoor("memory_rl/KeyToDoor", {.distractor_length = 100001}), rlm::EnvError);
-  CHECK(rlm::env_options_read_by("memory_rl/KeyToDoor") ==
-        std::vector<std::string_view>{"variant", "distractor_length"});
-  CHECK(rlm::env_options_read_by("memory_rl/TMazePassive") ==
-        std::vector<std::string_view>{"corridor_length", "distract_reward"});
+  CHECK(rlm::envs::env_option_keys("memory_rl/KeyToDoor") == std::vector<std::string>{"variant", "distractor_length"});
+  CHECK(rlm::envs::env_option_keys("memory_rl/TMazePassive") ==
+        std::vector<std::string>{"corridor_length", "distract_reward"});
   rlm::EnvOptions options;
   options.variant = "original";
   auto env = rlm::envs::make_env("memory_rl-KeyToDoor-v0", {.flatten = false}, options);

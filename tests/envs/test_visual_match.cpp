@@ -340,7 +340,7 @@ TEST_CASE("visual match: option errors and misuse", "[envs][visual_match]") {
   CHECK(VisualMatch("memory_rl/PassiveVisualMatch", {.distractor_length = 100000}).max_episode_steps() == 100025);
   for (const char* id :
        {"memory_rl/PassiveVisualMatch", "memory_rl/ActiveVisualMatch", "memory_rl-PassiveVisualMatch-v0"})
-    CHECK(rlm::env_options_read_by(id) == std::vector<std::string_view>{"variant", "distractor_length"});
+    CHECK(rlm::envs::env_option_keys(id) == std::vector<std::string>{"variant", "distractor_length"});
   // Through the registry: the options reach the env.
   rlm::EnvOptions options;
   options.variant = "original";

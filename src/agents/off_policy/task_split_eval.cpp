@@ -29,7 +29,7 @@ TaskSplitEvaluator::TaskSplitEvaluator(const Config& config, uint64_t seed)
   held_out.task_split = "eval";
   held_out_envs_ = std::make_unique<envs::VecEnv>(config.env.id, num_envs, threads, derive_seed(seed, {kEvalStream}),
                                                   options, held_out);
-  if (const auto read = env_options_read_by(config.env.id); std::ranges::find(read, "task_split") != read.end()) {
+  if (const auto& read = envs::env_option_keys(config.env.id); std::ranges::find(read, "task_split") != read.end()) {
     train_split_envs_ = std::make_unique<envs::VecEnv>(
         config.env.id, num_envs, threads, derive_seed(seed, {kEvalStream, 1}), options, config.env.options);
   }
