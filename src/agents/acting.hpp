@@ -47,10 +47,10 @@ struct EpisodeRecord {
   std::vector<float> obs, actions, rewards;  ///< filled only when run_episodes records transitions
   bool terminated = false;                   ///< ended by termination (false: truncated by a time limit)
   bool success = false;                      ///< reached its goal (envs that report success; else false)
-  /// Per step, StepResult::goal_state: filled only when run_episodes records transitions of an env that
+  /// Per step, TaskSplitEnv::is_goal_state() after it: filled only when run_episodes records transitions of an env that
   /// reports_goal_state() (the meta-RL replay's per-step terminal flags).
   std::vector<uint8_t> goal_states;
-  int task = -1;  ///< the episode's task (StepResult::task): −1 for envs without tasks
+  int task = -1;  ///< the episode's task (TaskSplitEnv::task()): −1 for envs without tasks
   double episode_return = 0.0;
   int64_t length = 0;
 };

@@ -31,7 +31,7 @@ enum SeedStream : uint64_t {
   kUpdateStream = 6,     ///< {kUpdateStream, update}: an off-policy update's reparameterisation/smoothing noise
   kMemoryStream = 7,     ///< {kMemoryStream, phase, n}: the memories' own draws (SHM θ rows, spiking thresholds)
   kEnvInstanceStream =
-      8,  ///< {kEnvInstanceStream, env_index}: what an env draws once per instance (Env::seed_instance)
+      8,  ///< {kEnvInstanceStream, env_index}: what an env draws once per instance (InstanceSeededEnv::seed_instance)
 };
 
 }  // namespace rlm

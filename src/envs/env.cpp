@@ -17,10 +17,6 @@ void throw_invalid_action(const std::string& canonical_id, std::span<const float
                              Space::format_value(action), action_space.to_string()));
 }
 
-void Env::pin_task(int index) {
-  throw EnvError(fmt::format("{}: pin_task({}) needs an env with a task split", gym_style_id(id()), index));
-}
-
 void throw_env_misuse(const std::string& canonical_id, const char* what) {
   throw EnvError(fmt::format("{}: {}", gym_style_id(canonical_id), what));
 }

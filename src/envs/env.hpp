@@ -1,6 +1,7 @@
 // The single-env contract: a small torch-free object that writes into buffers it is handed (STYLE principle 1).
 // Batching, threads and auto-reset are VecEnv's business; an env never allocates in step(), nor in reset() except
-// the Box2D tasks, which build a new physics world per episode as Gymnasium v3 does (src/envs/box2d).
+// the Box2D tasks, which build a new physics world per episode as Gymnasium v3 does (src/envs/box2d). What only a few
+// envs need (a task split, a per-instance draw) is an optional interface beside this one (envs/env_extensions.hpp).
 #pragma once
 #include <cstdint>
 #include <span>
@@ -17,11 +18,6 @@ struct StepResult {
   bool truncated = false;   ///< the episode was cut by its length limit (bootstrap from the final obs)
   /// Envs with a goal (reports_success()): the episode reached it. Set on the step that ends the episode.
   bool success = false;
-  /// Meta-RL envs (Wind, Point Robot): whether the state after this step is a goal state (pomdp-baselines'
-  /// is_goal_state(), which its learner stores as the replay's terminal flag on every step; the episode goes on).
-  bool goal_state = false;
-  /// Envs with tasks: the index of this episode's task in the env's whole task list; −1 for envs without tasks.
-  int task = -1;
 };
 
 class Env {
@@ -38,19 +34,6 @@ class Env {
   /// Whether the env has a notion of success (a goal reached), reported in StepResult::success; trainers log a
   /// success rate only for such envs.
   virtual bool reports_success() const { return false; }
-  /// Whether StepResult::goal_state is meaningful (meta-RL envs with pomdp-baselines' is_goal_state()).
-  virtual bool reports_goal_state() const { return false; }
-  /// Meta-RL envs with a task split (env.options.task_split): the number of tasks in this env's split; 0 otherwise.
-  virtual int split_size() const { return 0; }
-  /// Makes the following resets play the split's task `index` (in split order) instead of one drawn uniformly; −1
-  /// draws again. Evaluation uses it to play every held-out task once, as the reference does. Throws rlm::EnvError
-  /// for an env without a split or an index outside it.
-  virtual void pin_task(int index);
-  /// Draws what the reference draws once per env instance rather than per episode (Visual Match's colour permutation)
-  /// from `seed`. VecEnv calls it once per env when it builds them, with a seed derived from its own and the env's
-  /// index, so a run resumed from a checkpoint rebuilds the same instances. An env that is never given one behaves as
-  /// if given 0. Most envs draw everything per episode and ignore it.
-  virtual void seed_instance(uint64_t seed) { (void)seed; }
   /// Starts an episode: reseeds the env's own RNG with `seed` and writes the first obs.
   virtual void reset(uint64_t seed, std::span<float> obs) = 0;
   /// Applies `action` (raw layout of action_space()) and writes the next obs. Throws rlm::EnvError on an invalid

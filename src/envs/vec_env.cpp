@@ -56,7 +56,8 @@ VecEnv::VecEnv(EnvFactory factory, int num_envs, int num_threads, uint64_t seed)
   const std::string& id = envs_[0]->id();
   if (num_envs < 1) throw EnvError(fmt::format("VecEnv '{}': num_envs must be >= 1, got {}", id, num_envs));
   if (num_threads < 1) throw EnvError(fmt::format("VecEnv '{}': num_threads must be >= 1, got {}", id, num_threads));
-  envs_[0]->seed_instance(derive_seed(seed_, {kEnvInstanceStream, 0}));
+  task_splits_.assign(envs_.size(), nullptr);
+  adopt_env(0);
   obs_size_ = envs_[0]->observation_space().raw_size();
   action_size_ = envs_[0]->action_space().raw_size();
   const auto n = static_cast<size_t>(num_envs);
@@ -122,6 +123,20 @@ void VecEnv::step(std::span<const float> actions) {
   run(Task::Step);
 }
 
+void VecEnv::adopt_env(int i) {
+  Env& env = *envs_[static_cast<size_t>(i)];
+  if (auto* seeded = find_extension<InstanceSeededEnv>(env))
+    seeded->seed_instance(derive_seed(seed_, {kEnvInstanceStream, static_cast<uint64_t>(i)}));
+  task_splits_[static_cast<size_t>(i)] = find_extension<TaskSplitEnv>(env);
+}
+
+void VecEnv::pin_task(int env, int index) {
+  TaskSplitEnv* split = task_splits_.at(static_cast<size_t>(env));
+  if (split == nullptr)
+    throw EnvError(fmt::format("{}: pin_task({}) needs an env with a task split", gym_style_id(id()), index));
+  split->pin_task(index);
+}
+
 void VecEnv::reset_env(int i) {
   const auto row = static_cast<size_t>(i) * static_cast<size_t>(obs_size_);
   uint64_t& episode = episode_counters_[static_cast<size_t>(i)];
@@ -146,7 +161,7 @@ void VecEnv::run_chunk(int chunk) noexcept {
               fmt::format("VecEnv '{}': the env factory built env {} with other spaces or episode length "
                           "than env 0",
                           envs_[0]->id(), i));
-        envs_[u]->seed_instance(derive_seed(seed_, {kEnvInstanceStream, static_cast<uint64_t>(i)}));
+        adopt_env(i);
         continue;
       }
       if (task_ == Task::Reset) {
@@ -162,8 +177,10 @@ void VecEnv::run_chunk(int chunk) noexcept {
       terminated_[u] = r.terminated;
       truncated_[u] = r.truncated;
       successes_[u] = r.success;
-      goal_states_[u] = r.goal_state;
-      tasks_[u] = r.task;
+      if (const TaskSplitEnv* split = task_splits_[u]) {  // before the auto-reset starts another task
+        goal_states_[u] = split->is_goal_state();
+        tasks_[u] = split->task();
+      }
       if (r.terminated || r.truncated) {
         // Keep the last obs for bootstrapping on truncation before the reset overwrites the row.
         std::copy(obs, obs + d, final_obs_.data() + u * d);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/registry.hpp"
 
 namespace rlm::envs {
@@ -26,8 +27,8 @@ class VecEnv {
   /// num_threads is capped at num_envs; 1 runs everything inline on the calling thread.
   VecEnv(const std::string& id, int num_envs, int num_threads, uint64_t seed, const WrapperOptions& options = {},
          const EnvOptions& env_options = {});
-  /// Envs from any factory (an env not in the registry, or one built with custom arguments). Env i gets
-  /// seed_instance(derive_seed(seed, {kEnvInstanceStream, i})) once it is built.
+  /// Envs from any factory (an env not in the registry, or one built with custom arguments). Env i, if an
+  /// InstanceSeededEnv, gets seed_instance(derive_seed(seed, {kEnvInstanceStream, i})) once it is built.
   VecEnv(EnvFactory factory, int num_envs, int num_threads, uint64_t seed);
   ~VecEnv();
   VecEnv(const VecEnv&) = delete;
@@ -45,11 +46,13 @@ class VecEnv {
   int64_t max_episode_steps() const { return envs_[0]->max_episode_steps(); }
   const std::string& id() const { return envs_[0]->id(); }
   bool reports_success() const { return envs_[0]->reports_success(); }
-  bool reports_goal_state() const { return envs_[0]->reports_goal_state(); }
+  /// Whether the envs have a task split (TaskSplitEnv), so that goal_states() and tasks() are meaningful.
+  bool reports_goal_state() const { return task_splits_[0] != nullptr; }
   /// The tasks in each env's split (meta-RL envs with env.options.task_split; 0 otherwise).
-  int split_size() const { return envs_[0]->split_size(); }
-  /// Env::pin_task on env `env`: its following resets play split task `index` (−1: drawn again).
-  void pin_task(int env, int index) { envs_.at(static_cast<size_t>(env))->pin_task(index); }
+  int split_size() const { return task_splits_[0] != nullptr ? task_splits_[0]->split_size() : 0; }
+  /// TaskSplitEnv::pin_task on env `env`: its following resets play split task `index` (−1: drawn again). Throws
+  /// rlm::EnvError for envs without a task split.
+  void pin_task(int env, int index);
 
   /// Starts a new episode in every env (episode index = its episode counter, which then increments).
   void reset();
@@ -65,7 +68,8 @@ class VecEnv {
   std::span<const uint8_t> truncated() const { return truncated_; }
   /// Where an episode ended this step: whether it reached its goal (envs that report_success()).
   std::span<const uint8_t> successes() const { return successes_; }
-  /// StepResult::goal_state and StepResult::task of each env's last step (false and −1 right after a reset).
+  /// TaskSplitEnv::is_goal_state() and task() after each env's last step (false and −1 right after a reset, and for
+  /// envs without a task split).
   std::span<const uint8_t> goal_states() const { return goal_states_; }
   std::span<const int> tasks() const { return tasks_; }
 
@@ -79,6 +83,7 @@ class VecEnv {
 
   void run(Task task);                 // runs `task` over every chunk and rethrows the first error
   void run_chunk(int chunk) noexcept;  // runs the current task over one chunk, storing any exception
+  void adopt_env(int i);               // seeds env i's instance draws and finds its task split
   void reset_env(int i);
   void worker_loop(int chunk);
   void stop_workers();  // wakes and joins the workers
@@ -91,6 +96,7 @@ class VecEnv {
   bool needs_reset_ = true;
 
   std::vector<std::unique_ptr<Env>> envs_;
+  std::vector<TaskSplitEnv*> task_splits_;  // per env, its TaskSplitEnv under the wrappers, or nullptr
   std::vector<float> obs_, final_obs_, rewards_;
   std::vector<uint8_t> terminated_, truncated_, successes_, goal_states_;
   std::vector<int> tasks_;

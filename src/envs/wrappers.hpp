@@ -18,14 +18,11 @@ class Wrapper : public Env {
   const Space& action_space() const override { return inner_->action_space(); }
   int64_t max_episode_steps() const override { return inner_->max_episode_steps(); }
   bool reports_success() const override { return inner_->reports_success(); }
-  bool reports_goal_state() const override { return inner_->reports_goal_state(); }
-  int split_size() const override { return inner_->split_size(); }
-  void pin_task(int index) override { inner_->pin_task(index); }
-  void seed_instance(uint64_t seed) override { inner_->seed_instance(seed); }
   /// The wrapped env's state, as popgym's POPGymWrapper forwards state_space and get_state().
   const Space* state_space() const override { return inner_->state_space(); }
   void write_state(std::span<float> state) const override { inner_->write_state(state); }
   const Env& inner() const { return *inner_; }
+  Env& inner() { return *inner_; }
 
  protected:
   std::unique_ptr<Env> inner_;

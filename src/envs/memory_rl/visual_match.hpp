@@ -29,15 +29,16 @@
 //   Rng, reseeded by reset(seed), at reset: the same distributions, and an episode is a function of its seed.
 // - The colour permutation: the reference shuffles once per instance, in Game.__init__, with that unseeded RandomState
 //   (so Memory-RL's train and eval envs get independent permutations). Here it is drawn from the instance seed
-//   (Env::seed_instance; 0 until one is given): VecEnv gives env i of a run a seed derived from the run's seed and i,
-//   so the instances differ from each other and between the training and evaluation envs, as in the reference, and
-//   a run resumed from a checkpoint rebuilds the same ones.
+//   (InstanceSeededEnv::seed_instance; 0 until one is given): VecEnv gives env i of a run a seed derived from the run's
+//   seed and i, so the instances differ from each other and between the training and evaluation envs, as in the
+//   reference, and a run resumed from a checkpoint rebuilds the same ones.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "envs/env_extensions.hpp"
 #include "envs/memory_rl/pycolab_board.hpp"
 #include "envs/memory_rl/pycolab_story.hpp"
 #include "envs/memory_rl/pycolab_view.hpp"
@@ -58,7 +59,7 @@ struct VisualMatchEpisode {
   uint32_t apples = 0;        ///< the distractor phase's apples, a mask over DistractorPhase::candidates()
 };
 
-class VisualMatch final : public PycolabStory {
+class VisualMatch final : public PycolabStory, public InstanceSeededEnv {
  public:
   using Config = VisualMatchConfig;
   VisualMatch(std::string id, const VisualMatchConfig& config);

@@ -111,9 +111,7 @@ StepResult PointRobot::step(std::span<const float> action, std::span<float> obs)
       running_ = false;
     }
   }
-  r.goal_state = is_goal_state();  // the learner's check, after the wrapper's step
-  r.task = task_;
-  reached_ = reached_ || r.goal_state;
+  reached_ = reached_ || is_goal_state();  // the learner's check, after the wrapper's step
   if (r.truncated) r.success = reached_;
   return r;
 }

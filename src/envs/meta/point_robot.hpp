@@ -36,15 +36,17 @@
 //   - the reward is +0 outside the goal radius (the reference's −0.0);
 //   - is_goal_state() sums dx² + dy² in plain double where numpy's norm uses BLAS ddot (which may fuse); the two can
 //     differ in the last bit, which matters only for a state within an ulp of the goal radius.
-// Each step reports is_goal_state() as StepResult::goal_state (pomdp-baselines' learner stores it as the replay's
-// terminal flag while the episode goes on: algo.off_policy.goal_state_terminal) and the task as StepResult::task;
-// pin_task() plays a given split task, for the reference's evaluation of every held-out task once.
+// As a TaskSplitEnv (envs/env_extensions.hpp) it tells the episode's task and is_goal_state() after each step
+// (pomdp-baselines' learner stores it as the replay's terminal flag while the episode goes on:
+// algo.off_policy.goal_state_terminal), and pin_task() plays a given split task, for the reference's evaluation of
+// every held-out task once.
 #pragma once
 #include <array>
 #include <string>
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/meta/task_split.hpp"
 #include "envs/rng.hpp"
 
@@ -56,7 +58,7 @@ struct PointRobotConfig {
   std::string task_split = "train";  ///< train | eval: the tasks episodes draw from
 };
 
-class PointRobot final : public Env {
+class PointRobot final : public Env, public TaskSplitEnv {
  public:
   using Config = PointRobotConfig;
   using Point = std::array<double, 2>;
@@ -67,7 +69,6 @@ class PointRobot final : public Env {
   const Space& action_space() const override { return action_space_; }
   int64_t max_episode_steps() const override { return 2 * horizon_; }
   bool reports_success() const override { return true; }
-  bool reports_goal_state() const override { return true; }
   int split_size() const override { return split_.size(); }
   void pin_task(int index) override { split_.pin(id_, index); }
   void reset(uint64_t seed, std::span<float> obs) override;
@@ -79,12 +80,12 @@ class PointRobot final : public Env {
 
   const std::vector<Point>& goals() const { return goals_; }
   const std::vector<int>& split_tasks() const { return split_.tasks(); }  ///< the tasks of this env's split, in order
-  int task() const { return task_; }
+  int task() const override { return task_; }
   double goal_radius() const { return goal_radius_; }
   int64_t inner_horizon() const { return horizon_; }  ///< H, the steps of one inner episode
   const Point& state() const { return state_; }
   /// SparsePointEnv.is_goal_state() on the current state.
-  bool is_goal_state() const;
+  bool is_goal_state() const override;
 
  private:
   std::string id_;

@@ -37,7 +37,7 @@ class TaskSplit {
     return pinned_ >= 0 ? tasks_[static_cast<size_t>(pinned_)] : drawn;
   }
 
-  /// Env::pin_task: following episodes play split task `index` (in split order); −1 draws again.
+  /// TaskSplitEnv::pin_task: following episodes play split task `index` (in split order); −1 draws again.
   void pin(const std::string& id, int index) {
     if (index < -1 || index >= size())
       throw EnvError(fmt::format("{}: pin_task({}) is outside the split's {} tasks", id, index, size()));

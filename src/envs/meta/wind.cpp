@@ -57,6 +57,12 @@ void Wind::reset_task(int task, std::span<float> obs) {
   obs[0] = obs[1] = 0.0f;
 }
 
+bool Wind::is_goal_state() const {
+  // np.linalg.norm(s − (0, 1)): sqrt of the sum of squares, in that order.
+  const double dx = state_[0] - 0.0, dy = state_[1] - 1.0;
+  return std::sqrt(dx * dx + dy * dy) <= goal_radius_;
+}
+
 StepResult Wind::step(std::span<const float> action, std::span<float> obs) {
   if (action.size() != 2 || !std::isfinite(action[0]) || !std::isfinite(action[1])) [[unlikely]]
     throw_invalid_action(id_, action, action_space_);
@@ -66,14 +72,10 @@ StepResult Wind::step(std::span<const float> action, std::span<float> obs) {
   // s + a + w in float64, the float32 action promoted (numpy: float64 state + float32 action, then the wind).
   for (size_t i = 0; i < 2; ++i)
     state_[i] = state_[i] + static_cast<double>(varibad_action(action[i], kActionBound)) + wind[i];
-  // np.linalg.norm(s − (0, 1)): sqrt of the sum of squares, in that order.
-  const double dx = state_[0] - 0.0, dy = state_[1] - 1.0;
-  const bool in_goal = std::sqrt(dx * dx + dy * dy) <= goal_radius_;
+  const bool in_goal = is_goal_state();
   reached_ = reached_ || in_goal;
   StepResult r;
   r.reward = in_goal ? 1.0f : 0.0f;
-  r.goal_state = in_goal;  // WindEnv.is_goal_state() is the same test on the same state
-  r.task = task_;
   if (++t_ >= horizon_) {
     r.truncated = true;
     r.success = reached_;

@@ -15,15 +15,17 @@
 // (test_golden_meta_toys.cpp).
 // Obs: s as float32 (the reference returns float64). The episode ends after H steps, reported as truncated (the
 // learner bootstraps through a time-out). Success: the goal was reached at some step.
-// Each step reports is_goal_state() as StepResult::goal_state (pomdp-baselines' learner stores it as the replay's
-// terminal flag while the episode goes on: algo.off_policy.goal_state_terminal) and the task as StepResult::task;
-// pin_task() plays a given split task, for the reference's evaluation of every held-out task once.
+// As a TaskSplitEnv (envs/env_extensions.hpp) it tells the episode's task and is_goal_state() after each step
+// (pomdp-baselines' learner stores it as the replay's terminal flag while the episode goes on:
+// algo.off_policy.goal_state_terminal), and pin_task() plays a given split task, for the reference's evaluation of
+// every held-out task once.
 #pragma once
 #include <array>
 #include <string>
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/meta/task_split.hpp"
 #include "envs/rng.hpp"
 
@@ -35,7 +37,7 @@ struct WindConfig {
   std::string task_split = "train";  ///< train | eval: the tasks episodes draw from
 };
 
-class Wind final : public Env {
+class Wind final : public Env, public TaskSplitEnv {
  public:
   using Config = WindConfig;
   Wind(std::string id, WindConfig config);
@@ -45,7 +47,6 @@ class Wind final : public Env {
   const Space& action_space() const override { return action_space_; }
   int64_t max_episode_steps() const override { return horizon_; }
   bool reports_success() const override { return true; }
-  bool reports_goal_state() const override { return true; }
   int split_size() const override { return split_.size(); }
   void pin_task(int index) override { split_.pin(id_, index); }
   void reset(uint64_t seed, std::span<float> obs) override;
@@ -56,9 +57,11 @@ class Wind final : public Env {
 
   const std::vector<std::array<double, 2>>& winds() const { return winds_; }
   const std::vector<int>& split_tasks() const { return split_.tasks(); }  ///< the tasks of this env's split, in order
-  int task() const { return task_; }
+  int task() const override { return task_; }
   double goal_radius() const { return goal_radius_; }
   const std::array<double, 2>& state() const { return state_; }
+  /// WindEnv.is_goal_state(): the state within goal_radius of the goal (0, 1), the test that gives the reward.
+  bool is_goal_state() const override;
 
  private:
   std::string id_;
