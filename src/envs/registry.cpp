@@ -110,12 +110,11 @@ FamilyRow box2d_family(
     std::type_identity_t<std::function<typename E::Config(const Groups&...)>> config_of,
     const std::function<box2d::ObservationMask(std::string_view variant, const EnvOptions&)>& mask_of,
     const std::array<std::vector<std::string>, 3>& mask_keys = {}) {
+  const auto noise = continuous_actions ? keys_of<box2d::ObservationNoiseOptions, box2d::ActionNoiseOptions>()
+                                        : keys_of<box2d::ObservationNoiseOptions>();
+  const auto groups = keys_of<Groups...>();
   std::vector<std::vector<std::string>> option_keys;
-  for (const auto& level_keys : mask_keys) {
-    const auto noise = continuous_actions ? keys_of<box2d::ObservationNoiseOptions, box2d::ActionNoiseOptions>()
-                                          : keys_of<box2d::ObservationNoiseOptions>();
-    option_keys.push_back(concat(concat(noise, level_keys), keys_of<Groups...>()));
-  }
+  for (const auto& level_keys : mask_keys) option_keys.push_back(concat(concat(noise, level_keys), groups));
   return {"box2d",
           std::move(name),
           {"", "-P", "-V"},
@@ -340,20 +339,30 @@ std::string canonical_env_id(const std::string& id) {
   throw EnvError(fmt::format("unknown env id '{}' (did you mean {}?)", id, fmt::join(ids, ", ")));
 }
 
-const std::vector<std::string>& env_option_keys(const std::string& id) {
-  const std::string canonical = canonical_env_id(id);
+namespace {
+
+/// The row and level of `id` in either spelling; an unknown id throws as canonical_env_id does.
+struct FoundRow {
+  std::string canonical;
   const FamilyRow* row = nullptr;
   size_t level = 0;
-  lookup(canonical, row, level);
-  return row->option_keys[level];
+};
+FoundRow find_row(const std::string& id) {
+  FoundRow found{.canonical = canonical_env_id(id)};
+  lookup(found.canonical, found.row, found.level);
+  return found;
+}
+
+}  // namespace
+
+const std::vector<std::string>& env_option_keys(const std::string& id) {
+  const FoundRow found = find_row(id);
+  return found.row->option_keys[found.level];
 }
 
 std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options, const EnvOptions& env_options) {
-  const std::string canonical = canonical_env_id(id);
-  const FamilyRow* row = nullptr;
-  size_t level = 0;
-  lookup(canonical, row, level);
-  std::unique_ptr<Env> env = row->make(canonical, level, env_options);
+  const FoundRow found = find_row(id);
+  std::unique_ptr<Env> env = found.row->make(found.canonical, found.level, env_options);
   if (options.previous_action) env = std::make_unique<PreviousAction>(std::move(env));
   if (options.antialias) env = std::make_unique<Antialias>(std::move(env));
   if (const Observability level = parse_observability(options.markovian); level != Observability::kPartial)
