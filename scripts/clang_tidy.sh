@@ -2,8 +2,8 @@
 # clang-tidy with .clang-tidy's checks over the sources whose path matches REGEX (default: every layer), compiled as
 # BUILD_DIR builds them (default build/, so build once first). GCC builds the torch layers with a precompiled header,
 # which clang cannot read ("not a valid precompiled PCH file"), so this runs on a copy of the compile database without
-# it, in BUILD_DIR/clang_tidy/. On 2 cores (Zen 3 VM): about 6 min for 'src/(core|envs|sweep)/', about 90 s per torch
-# file, 40 min for the torch layers.
+# it, in BUILD_DIR/clang_tidy/. On 2 cores (Zen 3 VM): about 6 min for 'src/(core|envs|sweep)/', 13 to 28 min for the
+# torch layers 'src/(agents|memory|scan|nn|app)/' (about 30 s per torch file, more when the VM is busy).
 # Usage: scripts/clang_tidy.sh [REGEX] [BUILD_DIR]
 set -euo pipefail
 regex=${1:-src/}

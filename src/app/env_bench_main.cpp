@@ -90,6 +90,7 @@ double measure_independent(const std::string& id, int num_envs, int threads, con
   std::barrier start(threads);
   {
     std::vector<std::jthread> pool;
+    pool.reserve(static_cast<size_t>(threads));
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
         TimedVecEnv vec(id, num_envs / threads, 1, /*seed=*/12345 + static_cast<uint64_t>(t), options);
@@ -136,6 +137,7 @@ double compute_ratio(int threads) {
   start = Clock::now();
   {
     std::vector<std::jthread> pool;
+    pool.reserve(static_cast<size_t>(threads));
     for (int t = 0; t < threads; ++t) pool.emplace_back(work);
   }
   const double many = std::chrono::duration<double>(Clock::now() - start).count();
@@ -189,9 +191,8 @@ int run_scaling(int threads, int num_envs, int reps, double seconds, const std::
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// The bench itself; main reports what it throws (an unknown id, a failing env, an unwritable --json file).
+int run(int argc, char** argv) {
   double seconds = 0.5;
   std::string json_path;
   std::string filter;       // only ids containing this substring
@@ -216,42 +217,43 @@ int main(int argc, char** argv) {
   const rlm::envs::WrapperOptions paper{.previous_action = true, .antialias = true, .flatten = true};
   nlohmann::json results = nlohmann::json::array();
   if (scaling_threads > 0) {
-    try {
-      run_scaling(scaling_threads, /*num_envs=*/256, /*reps=*/5, std::min(seconds, 0.2), filter, paper, results);
-    } catch (const rlm::EnvError& e) {
-      std::cerr << "rlm_env_bench: " << e.what() << "\n";
-      return 1;
-    }
+    run_scaling(scaling_threads, /*num_envs=*/256, /*reps=*/5, std::min(seconds, 0.2), filter, paper, results);
     return write_json(json_path, seconds, results);
   }
   fmt::print("env steps/s through VecEnv ({:.2f} s per measurement)\n", seconds);
   fmt::print("{:<38} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8}\n", "id", "raw 16x1t", "paper 16x1t",
              "paper 64x1t", "paper 64x2t", "paper256x1t", "paper256x2t", "2t/1t");
+  for (const std::string& id : rlm::envs::registered_env_ids()) {
+    if (id.find(filter) == std::string::npos) continue;
+    const double raw1 = measure(id, 16, 1, raw, seconds);
+    const double paper1 = measure(id, 16, 1, paper, seconds);
+    const double paper64_1 = measure(id, 64, 1, paper, seconds);
+    const double paper64_2 = measure(id, 64, 2, paper, seconds);
+    // Threads pay off once a batch step outweighs the hand-over between threads (about a microsecond).
+    const double paper256_1 = measure(id, 256, 1, paper, seconds);
+    const double paper256_2 = measure(id, 256, 2, paper, seconds);
+    fmt::print("{:<38} {:>10.2f}M {:>10.2f}M {:>10.2f}M {:>10.2f}M {:>10.2f}M {:>10.2f}M {:>7.2f}x\n", id, raw1 / 1e6,
+               paper1 / 1e6, paper64_1 / 1e6, paper64_2 / 1e6, paper256_1 / 1e6, paper256_2 / 1e6,
+               paper256_2 / paper256_1);
+    std::fflush(stdout);
+    results.push_back({{"id", id},
+                       {"raw_16envs_1thread", raw1},
+                       {"paper_wrappers_16envs_1thread", paper1},
+                       {"paper_wrappers_64envs_1thread", paper64_1},
+                       {"paper_wrappers_64envs_2threads", paper64_2},
+                       {"paper_wrappers_256envs_1thread", paper256_1},
+                       {"paper_wrappers_256envs_2threads", paper256_2}});
+  }
+  return write_json(json_path, seconds, results);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    for (const std::string& id : rlm::envs::registered_env_ids()) {
-      if (id.find(filter) == std::string::npos) continue;
-      const double raw1 = measure(id, 16, 1, raw, seconds);
-      const double paper1 = measure(id, 16, 1, paper, seconds);
-      const double paper64_1 = measure(id, 64, 1, paper, seconds);
-      const double paper64_2 = measure(id, 64, 2, paper, seconds);
-      // Threads pay off once a batch step outweighs the hand-over between threads (about a microsecond).
-      const double paper256_1 = measure(id, 256, 1, paper, seconds);
-      const double paper256_2 = measure(id, 256, 2, paper, seconds);
-      fmt::print("{:<38} {:>10.2f}M {:>10.2f}M {:>10.2f}M {:>10.2f}M {:>10.2f}M {:>10.2f}M {:>7.2f}x\n", id, raw1 / 1e6,
-                 paper1 / 1e6, paper64_1 / 1e6, paper64_2 / 1e6, paper256_1 / 1e6, paper256_2 / 1e6,
-                 paper256_2 / paper256_1);
-      std::fflush(stdout);
-      results.push_back({{"id", id},
-                         {"raw_16envs_1thread", raw1},
-                         {"paper_wrappers_16envs_1thread", paper1},
-                         {"paper_wrappers_64envs_1thread", paper64_1},
-                         {"paper_wrappers_64envs_2threads", paper64_2},
-                         {"paper_wrappers_256envs_1thread", paper256_1},
-                         {"paper_wrappers_256envs_2threads", paper256_2}});
-    }
-  } catch (const rlm::EnvError& e) {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
     std::cerr << "rlm_env_bench: " << e.what() << "\n";
     return 1;
   }
-  return write_json(json_path, seconds, results);
 }

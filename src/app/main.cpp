@@ -43,7 +43,12 @@ constexpr const char* kUsage = R"(usage: rlm <command> [options]
   plot RUN_DIR... --out DIR [--metrics TAG,...]  learning curves (the ./rlm script runs scripts/plot_runs.py)
 )";
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+/// Prints "rlm: error: " and the first line of `message`, and returns `code`. Plain C stdio, so that reporting an error
+/// cannot throw a second one out of main (a bad_alloc while formatting would end in std::terminate).
+int report_error(const char* message, int code) noexcept {
+  std::fprintf(stderr, "rlm: error: %.*s\n", static_cast<int>(std::strcspn(message, "\n")), message);
+  return code;
+}
 
 /// Whether this process trains a run (`train`, or a sweep's `--only I` worker or array task) and so takes SIGINT and
 /// SIGTERM as a request to stop through a checkpoint (core/stop_signal.hpp).
@@ -82,22 +87,8 @@ void install_stop_handlers_first(int argc, char** argv, char** envp) {
 }
 [[gnu::section(".preinit_array"), gnu::used]] void (*const kPreinit)(int, char**, char**) = install_stop_handlers_first;
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // Large tensors (rollout batches, scan outputs) are fresh allocations on the CPU; backing them with transparent huge
-  // pages avoids most of the first-touch page faults (measured: linear_scan's [1024, 64, 1024] output 375 -> 165 ms).
-  // c10 reads this once, at the first allocation; an explicit setting in the environment wins.
-  setenv("THP_MEM_ALLOC_ENABLE", "1", /*overwrite=*/0);
-  // Keep freed blocks of every size in the heap, never mapped and unmapped on their own, and trim the heap only above
-  // 1 GB free: a PPO update frees and reallocates the same activations and gradients every minibatch, and each block
-  // glibc mapped came back from the kernel as fresh pages to be zeroed. With glibc's defaults that was 10% of a CPU
-  // update in perf's clear_page_erms; with blocks up to 32 MB (its largest mmap threshold) kept, STM at the paper's
-  // sizes still mapped its 46 MB per-step tensors afresh: a third of its update in the kernel (sys 27 of 79 s),
-  // and 56 -> 33 s per epoch after the first without it (configs/stm_popgym.yaml, 1 thread). Peak memory there: 6.6 ->
-  // 7.9 GB.
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+/// Runs the command that argv names (or prints the usage); main reports what it throws.
+int dispatch(int argc, char** argv) {
   const std::map<std::string, std::function<int(const rlm::app::Args&)>> commands = {
       {"train", rlm::app::train_command},         {"eval", rlm::app::eval_command},
       {"bench", rlm::app::bench_command},         {"bench-memory", rlm::app::memory_bench_command},
@@ -129,32 +120,43 @@ int main(int argc, char** argv) {
     if (argc >= 2) fmt::print(stderr, "rlm: error: unknown command '{}'\n", argv[1]);
     return argc < 2 ? 0 : 2;
   }
-  const rlm::app::Args args(argv + 2, argv + argc);
+  rlm::apply_max_cpu_isa_to_libraries();  // RLM_MAX_CPU_ISA: before oneDNN, MKL and ATen read their own caps
+  return commands.at(argv[1])(rlm::app::Args(argv + 2, argv + argc));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Large tensors (rollout batches, scan outputs) are fresh allocations on the CPU; backing them with transparent huge
+  // pages avoids most of the first-touch page faults (measured: linear_scan's [1024, 64, 1024] output 375 -> 165 ms).
+  // c10 reads this once, at the first allocation; an explicit setting in the environment wins.
+  setenv("THP_MEM_ALLOC_ENABLE", "1", /*overwrite=*/0);
+  // Keep freed blocks of every size in the heap, never mapped and unmapped on their own, and trim the heap only above
+  // 1 GB free: a PPO update frees and reallocates the same activations and gradients every minibatch, and each block
+  // glibc mapped came back from the kernel as fresh pages to be zeroed. With glibc's defaults that was 10% of a CPU
+  // update in perf's clear_page_erms; with blocks up to 32 MB (its largest mmap threshold) kept, STM at the paper's
+  // sizes still mapped its 46 MB per-step tensors afresh: a third of its update in the kernel (sys 27 of 79 s),
+  // and 56 -> 33 s per epoch after the first without it (configs/stm_popgym.yaml, 1 thread). Peak memory there: 6.6 ->
+  // 7.9 GB.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
-    rlm::apply_max_cpu_isa_to_libraries();  // RLM_MAX_CPU_ISA: before oneDNN, MKL and ATen read their own caps
-    return commands.at(argv[1])(args);
+    return dispatch(argc, argv);
   } catch (const rlm::UsageError& e) {
-    fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
-    return 2;
+    return report_error(e.what(), 2);
   } catch (const rlm::EnvError& e) {
-    fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
-    return 2;
+    return report_error(e.what(), 2);
   } catch (const rlm::CheckpointError& e) {
-    fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
-    return 3;
+    return report_error(e.what(), 3);
   } catch (const rlm::DivergenceError& e) {
-    fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
-    return 4;
+    return report_error(e.what(), 4);
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr,
-               "rlm: error: out of memory (reduce env.num_envs, algo.ppo.steps_per_env, algo.off_policy.batch_size or "
-               "the model's sizes)\n");
-    return 1;
+    return report_error(
+        "out of memory (reduce env.num_envs, algo.ppo.steps_per_env, algo.off_policy.batch_size or the model's sizes)",
+        1);
   } catch (const c10::Error& e) {
-    fmt::print(stderr, "rlm: error: {}\n", first_line(e.what_without_backtrace()));
-    return 1;
+    return report_error(e.what_without_backtrace(), 1);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "rlm: error: {}\n", first_line(e.what()));
-    return 1;
+    return report_error(e.what(), 1);
   }
 }

@@ -11,12 +11,18 @@ extern char** environ;
 
 namespace rlm::app {
 
+std::vector<char*> null_terminated(std::vector<std::string>& words) {
+  std::vector<char*> pointers;
+  pointers.reserve(words.size() + 1);
+  for (auto& w : words) pointers.push_back(w.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
 int run_and_wait(const std::vector<std::string>& argv_strings, ProcessOutput output) {
   if (argv_strings.empty()) return -1;
   std::vector<std::string> words = argv_strings;
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = null_terminated(words);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (output.discard_stdout) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);

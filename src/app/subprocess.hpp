@@ -15,4 +15,7 @@ struct ProcessOutput {
 /// its exit status, 128 + signal when a signal ended it, or -1 when it could not start.
 int run_and_wait(const std::vector<std::string>& argv, ProcessOutput output = {});
 
+/// `words` as posix_spawn's argv or envp: a pointer to each, then nullptr. Valid while `words` lives unchanged.
+std::vector<char*> null_terminated(std::vector<std::string>& words);
+
 }  // namespace rlm::app

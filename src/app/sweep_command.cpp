@@ -48,7 +48,7 @@ int sweep_command(const Args& raw_args) {
   const Args args = split_emit(raw_args, emit_dir);
   std::vector<std::string> flags = kRunnerFlags, switches = kRunnerSwitches;
   flags.insert(flags.end(), {"config", "out", "metric"});
-  switches.push_back("collect");
+  switches.emplace_back("collect");
   const auto parsed = parse_args(args, flags, switches, /*allow_overrides=*/false);
   const auto file = parsed.get("config");
   if (!file) throw UsageError("sweep needs --config SWEEP.yaml");

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "agents/experiment_config.hpp"
+#include "app/subprocess.hpp"
 #include "app/training.hpp"
 #include "core/atomic_file.hpp"
 #include "core/config_io.hpp"
@@ -271,9 +272,7 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
   std::vector<std::string> argv_s = {self_executable().string()};
   argv_s.insert(argv_s.end(), job.child_command.begin(), job.child_command.end());
   argv_s.insert(argv_s.end(), {"--only", std::to_string(run.index)});
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = null_terminated(argv_s);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -283,9 +282,7 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
   std::vector<std::string> env_s = {fmt::format("{}={}", kSweepParentVariable, getpid())};
   for (char** e = environ; *e != nullptr; ++e)
     if (!std::string_view(*e).starts_with(std::string(kSweepParentVariable) + "=")) env_s.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  std::vector<char*> envp = null_terminated(env_s);
   // SIGINT and SIGTERM blocked until the worker's handlers are in (core/stop_signal.cpp): a stop sent while it
   // loads then waits for them instead of killing it.
   posix_spawnattr_t attributes;
@@ -512,7 +509,7 @@ std::optional<int> count_flag(const ParsedArgs& parsed, const char* name) {
 
 void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm) {
   const auto value_of = [&](const char* name) -> std::optional<std::string> {
-    const auto v = parsed.get(name);
+    auto v = parsed.get(name);
     if (!v) return std::nullopt;
     if (const auto problem = sweep::slurm_value_problem(name, *v))
       throw UsageError(fmt::format("--{} '{}' {}", name, printable(*v), *problem));

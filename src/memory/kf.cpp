@@ -19,7 +19,6 @@ constexpr double kRmsEps = 1e-5;                 // RMSNorm of johnma2006/mamba-
 
 KfLayer::KfLayer(int64_t width, const KfOptions& options)
     : options_(options),
-      width_(width),
       n_(options.state_size),
       has_u_(options.variant != KfVariant::kf_u),
       has_kf_(options.variant != KfVariant::vssm) {

@@ -61,7 +61,6 @@ class KfLayer : public torch::nn::Module {
   torch::Tensor positive(const torch::Tensor& raw) const;
 
   KfOptions options_;
-  int64_t width_;
   int64_t n_;
   bool has_u_;
   bool has_kf_;

@@ -14,6 +14,7 @@ namespace {
 using scan::channel_block;
 using scan::channel_block_grain;
 using scan::channel_block_units;
+using scan::ChannelBlock;
 using scan::kChannelBlock;
 using scan::Rows;
 using scan::rows_of;
@@ -114,7 +115,9 @@ void backward_cpu(const Inputs& in, const S* hidden, const S* grad_y, const S* g
   at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     std::vector<S> adjoint(static_cast<size_t>(2 * kChannelBlock));
     for (int64_t unit = begin; unit < end; ++unit) {
-      const auto [b, c0, width] = channel_block(unit, n);
+      const ChannelBlock block = channel_block(unit, n);
+      // Named copies, not a structured binding: the lambda below captures them, which clang before 16 rejects.
+      const int64_t b = block.b, c0 = block.c0, width = block.width;
       S* g = adjoint.data();
       std::fill(g, g + 2 * width, S(0));
       for (int64_t t = steps - 1; t >= 0; --t) {

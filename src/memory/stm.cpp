@@ -45,7 +45,7 @@ Stm::Stm(int64_t input_size, const StmOptions& options) : options_(options) {
   std::vector<Linear> linears;
   auto linear = [&](const char* name, int64_t in, int64_t out) {
     auto layer = register_module(name, Linear(in, out));
-    linears.push_back(layer);
+    linears.emplace_back(layer);
     return layer;
   };
 

@@ -147,8 +147,14 @@ void set_onednn_bf16(bool enabled) { bf16_flag().store(enabled); }
 bool cpu_has_native_bf16() {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   // Both extend AVX-512, so RLM_MAX_CPU_ISA below avx512 hides them as it hides AVX-512 itself.
+#if defined(__clang__) && __clang_major__ < 16
+  // Older clang does not know the name "amx-bf16"; every CPU with AMX-BF16 so far (Sapphire Rapids on) also has
+  // AVX512-BF16.
+  return usable_cpu_isa() == CpuIsa::avx512 && __builtin_cpu_supports("avx512bf16");
+#else
   return usable_cpu_isa() == CpuIsa::avx512 &&
          (__builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16"));
+#endif
 #else
   return false;
 #endif

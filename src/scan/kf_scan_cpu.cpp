@@ -116,7 +116,9 @@ void forward_cpu(const Inputs& in, S* mean, S* var) {
   const int64_t units = channel_block_units(batch, n);
   at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     for (int64_t unit = begin; unit < end; ++unit) {
-      const auto [b, c0, width] = channel_block(unit, n);
+      const ChannelBlock block = channel_block(unit, n);
+      // Named copies, not a structured binding: the lambda below captures them, which clang before 16 rejects.
+      const int64_t b = block.b, c0 = block.c0, width = block.width;
       const S* m = v.m0 + b * n + c0;
       const S* p = v.p0 + b * n + c0;
       for (int64_t t = 0; t < steps; ++t) {
@@ -158,7 +160,9 @@ void backward_cpu(const Inputs& in, const S* mean, const S* var, const S* grad_m
   at::parallel_for(0, units, channel_block_grain(steps), [&](int64_t begin, int64_t end) {
     std::vector<S> adjoint(static_cast<size_t>(2 * kChannelBlock));
     for (int64_t unit = begin; unit < end; ++unit) {
-      const auto [b, c0, width] = channel_block(unit, n);
+      const ChannelBlock block = channel_block(unit, n);
+      // Named copies, not a structured binding: the lambda below captures them, which clang before 16 rejects.
+      const int64_t b = block.b, c0 = block.c0, width = block.width;
       S* g_m = adjoint.data();
       S* g_p = g_m + kChannelBlock;
       std::fill(g_m, g_m + width, S(0));
