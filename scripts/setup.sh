@@ -5,15 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake ninja-build g++ python3 python3-venv libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2
-  libbox2d-dev zlib1g-dev munge slurmctld slurmd slurm-client clang-format)
+  libbox2d-dev zlib1g-dev munge slurmctld slurmd slurm-client clang-format python3-dev)
 # clang-format (14 on Debian 12): the suite checks that every C++ file is formatted (tests/lint/check_format.sh).
 # munge, slurmctld, slurmd, slurm-client: the one-node Slurm that tests/cli/test_cli_slurm.sh starts to run an
 # emitted job array (nothing is started at install: the test runs its own daemons with their own config).
 # popgym and mazelib: the reference package, for scripts/record_popgym.py and the Python side of the env benchmark.
 # matplotlib: learning curves (`./rlm plot`, scripts/plot_runs.py).
 # pyyaml: run folders' config.yaml for plot_runs.py. ruff: the Python lint of the suite (tests/lint/check_python.sh).
+# python3-dev, nanobind, scikit-build-core, gymnasium, pytest: the Python package (python/), built with the rest and
+# tested by the suite (tests/python).
 PYTHON_REQUIREMENTS="torch==2.11.0 tensorboard==2.21.0 popgym==1.0.7 mazelib==0.9.16 matplotlib==3.10.9 pyyaml==6.0.4"
-PYTHON_REQUIREMENTS+=" ruff==0.17.6"
+PYTHON_REQUIREMENTS+=" ruff==0.17.6 gymnasium==1.4.0 nanobind==3.1.0 scikit-build-core==1.1.2 pytest==9.2.0"
 
 missing=()
 while read -r pkg status; do

@@ -46,19 +46,14 @@ std::optional<std::pair<std::string, std::string>> unread_key(const Config& c, c
   for (const auto& [key, where] : origins) {
     if (const auto it = values.find(key); it != values.end() && defaults.at(key) == it->second) continue;
     if (key.starts_with("env.options.")) {
-      const std::vector<std::string>* keys = nullptr;
+      std::optional<std::string> reason;
       try {
-        keys = &envs::env_option_keys(c.env.id);
+        reason =
+            envs::unread_option_reason(c.env.id, std::string_view(key).substr(std::string_view("env.options.").size()));
       } catch (const EnvError&) {
         continue;  // an unknown env.id: reported with its own location when the env is built
       }
-      const auto& read = *keys;
-      const std::string_view field = std::string_view(key).substr(std::string_view("env.options.").size());
-      if (std::find(read.begin(), read.end(), field) == read.end()) {
-        return std::pair{key, read.empty() ? fmt::format("{}: env {} takes no env.options", key, c.env.id)
-                                           : fmt::format("{}: env {} reads only env.options.{}", key, c.env.id,
-                                                         fmt::join(read, ", env.options."))};
-      }
+      if (reason) return std::pair{key, *reason};
       continue;
     }
     if (key.starts_with("model.cnn.") && c.model.encoder != "cnn") {

@@ -58,9 +58,9 @@ inline std::optional<std::string> moved_to(const std::string& path, const std::v
 
 /// Where a value came from: a file (errors say file:line) or one command-line override (errors quote it).
 struct Source {
-  std::string name;  ///< file name, or the whole override token
+  std::string name = {};  ///< file name, or the whole override token
   bool command_line = false;
-  std::string override_key;  ///< the key path an override token names; its errors need not repeat it
+  std::string override_key = {};  ///< the key path an override token names; its errors need not repeat it
   std::map<std::string, std::string>* origins = nullptr;  ///< key path -> where it was last set
   const std::vector<std::string>* known_keys = nullptr;   ///< every key path of the schema, for did-you-mean hints
   const std::vector<KeyMove>* moved = nullptr;            ///< keys that moved, named in their errors

@@ -360,6 +360,13 @@ const std::vector<std::string>& env_option_keys(const std::string& id) {
   return found.row->option_keys[found.level];
 }
 
+std::optional<std::string> unread_option_reason(const std::string& id, std::string_view key) {
+  const std::vector<std::string>& read = env_option_keys(id);
+  if (std::find(read.begin(), read.end(), key) != read.end()) return std::nullopt;
+  if (read.empty()) return fmt::format("env.options.{}: env {} takes no env.options", key, id);
+  return fmt::format("env.options.{}: env {} reads only env.options.{}", key, id, fmt::join(read, ", env.options."));
+}
+
 std::unique_ptr<Env> make_env(const std::string& id, const WrapperOptions& options, const EnvOptions& env_options) {
   const FoundRow found = find_row(id);
   std::unique_ptr<Env> env = found.row->make(found.canonical, found.level, env_options);

@@ -3,7 +3,9 @@
 // "popgym/RepeatFirstEasy" (canonical) and gymnasium's "popgym-RepeatFirstEasy-v0".
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "envs/env.hpp"
@@ -30,6 +32,11 @@ std::string canonical_env_id(const std::string& id);
 /// The env.options keys that `id` (either spelling) reads, in config.yaml's order: the keys of the option groups its
 /// registry row names; none for POPGym, whose levels are in the id. An unknown id throws as canonical_env_id does.
 const std::vector<std::string>& env_option_keys(const std::string& id);
+
+/// Why `id` ignores env.options.`key`, as a config error says it ("env.options.x: env ID reads only env.options.a,
+/// env.options.b", or "takes no env.options"); nullopt when `id` reads it. An unknown id throws as canonical_env_id
+/// does.
+std::optional<std::string> unread_option_reason(const std::string& id, std::string_view key);
 
 /// A fresh env, wrapped in the order previous_action, antialias, markovian, flatten, discrete_action (the POPGym
 /// paper pipeline is Flatten(Antialias(PreviousAction(env))); memory-monoids adds DiscreteAction on top).

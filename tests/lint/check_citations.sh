@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$1"
 # A spec file's name not preceded by a path (docs/models/shm.md is ours), the folders, or one machine's paths.
 pattern='(^|[^/A-Za-z0-9_.-])(envs|models_algos|shm|ffm|kf|stm|spiking|box2d|DESIGN|STYLE)\.md|research/(envs|models_algos|shm|ffm|kf|stm|spiking|box2d)|shared/(research|papers)|/work/|papers/00[0-9]|spec digest'
-found=$(grep -rnIE "$pattern" src tests configs sweeps docs scripts README.md CMakeLists.txt rlm \
+found=$(grep -rnIE "$pattern" src tests python configs sweeps docs scripts README.md CMakeLists.txt rlm \
   --exclude-dir=__pycache__ --exclude=check_citations.sh || true)
 if [ -n "$found" ]; then
   echo "$found" | head -50

@@ -10,7 +10,7 @@ if [ "$major" != 14 ]; then
   echo "clang-format $major is not the project's clang-format 14: skipped"
   exit 77
 fi
-mapfile -t files < <(find src tests -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.h' \) | sort)
+mapfile -t files < <(find src tests python/csrc -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.h' \) | sort)
 [ ${#files[@]} -gt 100 ] || { echo "found only ${#files[@]} C++ files under src/ and tests/"; exit 1; }
 if ! report=$(clang-format --dry-run --Werror "${files[@]}" 2>&1); then
   grep -oE '^[^:]+\.(cpp|hpp|cu|h)' <<<"$report" | sort -u | sed 's/^/not formatted: /'

@@ -6,4 +6,4 @@ cd "$1"
 ruff=.venv/bin/ruff
 [ -x "$ruff" ] || { echo "no $ruff (scripts/setup.sh installs it): skipped"; exit 77; }
 "$ruff" check --no-cache --quiet .
-echo "ruff: $(find scripts tests -name '*.py' | wc -l) Python files clean"
+echo "ruff: $(find scripts tests python -name '*.py' | wc -l) Python files clean"

@@ -1,0 +1,145 @@
+"""A batch of rlm envs stepped in C++ as one Gymnasium VectorEnv (`rlm_envs.make_vec`, `gymnasium.make_vec`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from . import _core
+from .options import wrappers, yaml_scalars
+from .spaces import decode_batch, encode_actions, to_gymnasium
+
+_SEED_LIMIT = 2**64
+
+
+def _item(batch: Any, i: int) -> Any:
+    """Env i's value in a decoded batch (a tuple of batches for a Tuple space)."""
+    if isinstance(batch, tuple):
+        return tuple(_item(part, i) for part in batch)
+    return batch[i]
+
+
+class RlmVectorEnv(VectorEnv):
+    """`num_envs` envs of one id, stepped by rlm's C++ VecEnv on `num_threads` threads.
+
+    Episodes are those of the C++ VecEnv that rlm's trainers use: env i's k-th episode is seeded from (seed, i, k),
+    whatever `num_threads` is. `reset(seed=s)` starts over as a VecEnv built with seed s; `reset()` starts the next
+    episode of every env. An env whose episode ends is reset within the same step (autoreset mode SameStep): `step`
+    returns its new episode's first obs, and `info["final_obs"]` the obs its episode ended on.
+
+    Info: "final_obs" and "final_info" (with "success" for envs that have a goal) where an episode ended; "task" and
+    "goal_state" after every step for the meta-RL envs (Wind, Point Robot). Keywords as `RlmEnv`'s.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int = 64,
+        seed: int = 0,
+        num_threads: int = 1,
+        *,
+        previous_action: bool = False,
+        antialias: bool = False,
+        flatten: bool = False,
+        markovian: str = "partial",
+        discrete_action: bool = False,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        if render_mode is not None:
+            raise ValueError(f"{env_id}: rlm envs do not render (render_mode={render_mode!r})")
+        for name, value in (("num_envs", num_envs), ("num_threads", num_threads)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        self._check_seed(seed)
+        w = wrappers(previous_action, antialias, flatten, markovian, discrete_action)
+        scalars = yaml_scalars(env_id, options)
+        self._build = lambda s: _core.VecEnv(env_id, int(num_envs), int(num_threads), s, w, scalars)
+        self._vec = self._build(int(seed))
+        self._seed = int(seed)
+        self._fresh = True  # built with self._seed and never reset: reset(seed=self._seed) need not rebuild it
+        self.env_id: str = self._vec.id
+        self.num_envs = int(num_envs)
+        self.num_threads: int = self._vec.num_threads
+        self.max_episode_steps: int = self._vec.max_episode_steps
+        self.single_observation_space = to_gymnasium(self._vec.observation_space)
+        self.single_action_space = to_gymnasium(self._vec.action_space)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+    @staticmethod
+    def _check_seed(seed: Any) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < _SEED_LIMIT:
+            raise ValueError(
+                f"seed must be an int in [0, 2**64) (one seed for the batch: env i plays its own stream), got {seed!r}"
+            )
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        if seed is not None:
+            self._check_seed(seed)
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"{_core.gym_style_id(self.env_id)}: reset() takes no options (it resets every env)")
+        if seed is not None and (int(seed) != self._seed or not self._fresh):
+            self._vec = self._build(int(seed))
+            self._seed = int(seed)
+        self._fresh = False
+        self._vec.reset()
+        return decode_batch(self.single_observation_space, self._vec.obs()), {}
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        self._vec.step(encode_actions(self.single_action_space, actions, self.num_envs))
+        self._fresh = False
+        obs = decode_batch(self.single_observation_space, self._vec.obs())
+        rewards = self._vec.rewards().astype(np.float64)
+        terminated = self._vec.terminated().astype(bool)
+        truncated = self._vec.truncated().astype(bool)
+        done = terminated | truncated
+        # Gymnasium's SameStep infos (SyncVectorEnv's _add_info, batched): each env's step info under its key with a
+        # "_key" mask, except where the episode ended, where the step info is under "final_info" and the reset's
+        # (empty) info at the top.
+        step_info = self._step_info()
+        info = self._masked(step_info, ~done) if step_info and not done.all() else {}
+        if done.any():
+            final = decode_batch(self.single_observation_space, self._vec.final_obs())
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(done):  # Gymnasium's format: one object per env whose episode ended
+                final_obs[i] = _item(final, i)
+            info["final_obs"], info["_final_obs"] = final_obs, done
+            final_info = self._masked(step_info, done)
+            if self._vec.reports_success:
+                final_info.update(self._masked({"success": self._vec.successes().astype(bool)}, done))
+            info["final_info"], info["_final_info"] = final_info, done.copy()
+        return obs, rewards, terminated, truncated, info
+
+    def _step_info(self) -> dict[str, np.ndarray]:
+        """What RlmEnv's step info holds for every env, batched (the meta-RL envs' task and goal state)."""
+        if not self._vec.reports_goal_state:
+            return {}
+        return {"task": self._vec.tasks().astype(np.int64), "goal_state": self._vec.goal_states().astype(bool)}
+
+    @staticmethod
+    def _masked(values: dict[str, np.ndarray], mask: np.ndarray) -> dict[str, np.ndarray]:
+        """`values` where `mask` holds (zero elsewhere), each with its "_key" mask."""
+        out = {}
+        for key, value in values.items():
+            out[key] = np.where(mask, value, np.zeros_like(value))
+            out["_" + key] = mask.copy()
+        return out
+
+    def pin_task(self, env: int, index: int) -> None:
+        """Meta-RL envs with a task split: env `env`'s following resets play split task `index` (-1: drawn again)."""
+        self._vec.pin_task(env, index)
+
+    @property
+    def split_size(self) -> int:
+        """Tasks in each env's split (meta-RL envs with the task_split option; 0 otherwise)."""
+        return self._vec.split_size
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._vec = None
