@@ -13,9 +13,10 @@ APT_PACKAGES=(cmake ninja-build g++ python3 python3-venv libyaml-cpp-dev nlohman
 # matplotlib: learning curves (`./rlm plot`, scripts/plot_runs.py).
 # pyyaml: run folders' config.yaml for plot_runs.py. ruff: the Python lint of the suite (tests/lint/check_python.sh).
 # python3-dev, nanobind, scikit-build-core, gymnasium, pytest: the Python package (python/), built with the rest and
-# tested by the suite (tests/python).
+# tested by the suite (tests/python); sb3-contrib: a Python trainer from PyPI on its envs (tests/python/test_sb3.py).
 PYTHON_REQUIREMENTS="torch==2.11.0 tensorboard==2.21.0 popgym==1.0.7 mazelib==0.9.16 matplotlib==3.10.9 pyyaml==6.0.4"
 PYTHON_REQUIREMENTS+=" ruff==0.17.6 gymnasium==1.4.0 nanobind==3.1.0 scikit-build-core==1.1.2 pytest==9.2.0"
+PYTHON_REQUIREMENTS+=" stable-baselines3==2.9.2 sb3-contrib==2.9.2"
 
 missing=()
 while read -r pkg status; do

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -168,6 +169,7 @@ class EnvBinding {
       : env_(envs::make_env(known_id(id), w, read_options(id, options))),
         task_split_(envs::find_extension<envs::TaskSplitEnv>(*env_)),
         instance_seeded_(envs::find_extension<envs::InstanceSeededEnv>(*env_)),
+        golden_(envs::find_extension<envs::GoldenReplayEnv>(*env_)),
         obs_(static_cast<size_t>(env_->observation_space().raw_size())) {}
 
   /// Starts episode `episode` of slot `env_index` under `seed`; with `new_instance`, draws the instance first.
@@ -177,6 +179,13 @@ class EnvBinding {
     env_->reset(derive_seed(seed, {kEnvStream, env_index, episode}), obs_);
     running_ = true;
   }
+  /// Test hooks for the golden replays (tests/python/test_golden_replay.py): start from a recorded state (JSON text),
+  /// and make the next step use recorded draws.
+  void restore_golden(const std::string& state) {
+    golden().restore_golden(nlohmann::json::parse(state), obs_);
+    running_ = true;
+  }
+  void inject_draws(const std::vector<double>& draws) { golden().inject_draws(draws); }
   /// (reward, terminated, truncated, success).
   nb::tuple step(const nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>& action) {
     if (!running_) envs::throw_env_misuse(env_->id(), "step() called after the episode ended (or before reset())");
@@ -203,9 +212,15 @@ class EnvBinding {
   }
 
  private:
+  envs::GoldenReplayEnv& golden() {
+    if (golden_ == nullptr) envs::throw_env_misuse(env_->id(), "has no golden-replay hook");
+    return *golden_;
+  }
+
   std::unique_ptr<envs::Env> env_;
   envs::TaskSplitEnv* task_split_;
   envs::InstanceSeededEnv* instance_seeded_;
+  envs::GoldenReplayEnv* golden_;
   std::vector<float> obs_;
   bool running_ = false;
 };
@@ -322,6 +337,8 @@ NB_MODULE(_core, m) {
              return view(e.obs(), {e.obs().size()}, self);
            })
       .def("state", &EnvBinding::state)
+      .def("restore_golden", &EnvBinding::restore_golden, "state_json"_a)
+      .def("inject_draws", &EnvBinding::inject_draws, "draws"_a)
       .def(
           "pin_task", [](EnvBinding& e, int index) { task_split_of(e).pin_task(index); }, "index"_a)
       .def("task", [](EnvBinding& e) { return task_split_of(e).task(); })

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "envs/env_extensions.hpp"
 
 namespace rlm::envs {
 
@@ -19,6 +20,11 @@ void throw_invalid_action(const std::string& canonical_id, std::span<const float
 
 void throw_env_misuse(const std::string& canonical_id, const char* what) {
   throw EnvError(fmt::format("{}: {}", gym_style_id(canonical_id), what));
+}
+
+void GoldenReplayEnv::inject_draws(std::span<const double> draws) {
+  if (!draws.empty())
+    throw EnvError(fmt::format("this env draws nothing in step(), but {} recorded draws were injected", draws.size()));
 }
 
 }  // namespace rlm::envs

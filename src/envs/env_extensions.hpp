@@ -3,6 +3,8 @@
 // a caller finds it under any wrappers with find_extension<I>(env), so wrappers need not forward it.
 #pragma once
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <span>
 
 #include "envs/env.hpp"
 #include "envs/wrappers.hpp"
@@ -45,6 +47,24 @@ class InstanceSeededEnv {
   InstanceSeededEnv() = default;
   InstanceSeededEnv(const InstanceSeededEnv&) = default;
   InstanceSeededEnv& operator=(const InstanceSeededEnv&) = default;
+};
+
+/// Envs whose golden tests replay episodes recorded from their reference (tests/data): the reference's hidden state at
+/// an episode's start put in place of a reset, and, for envs whose steps draw randomness, the reference's draws put in
+/// place of the env's own. The C++ tests call these on the env types; the Python package's tests reach them through
+/// this interface (python/csrc/module.cpp), so that the same recordings replay through the Python API.
+class GoldenReplayEnv {
+ public:
+  virtual ~GoldenReplayEnv() = default;
+  /// Starts an episode from the recorded state (its format is the env's recorder's) and writes the first obs.
+  virtual void restore_golden(const nlohmann::json& state, std::span<float> obs) = 0;
+  /// The next step uses `draws` instead of drawing; envs whose steps draw nothing refuse any draw.
+  virtual void inject_draws(std::span<const double> draws);
+
+ protected:
+  GoldenReplayEnv() = default;
+  GoldenReplayEnv(const GoldenReplayEnv&) = default;
+  GoldenReplayEnv& operator=(const GoldenReplayEnv&) = default;
 };
 
 /// The `Extension` that `env` or an env it wraps implements, or nullptr.

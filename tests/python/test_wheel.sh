@@ -13,4 +13,5 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 PYTHONPATH="$work/site" "$python" -c 'import rlm_envs, sys; sys.exit(rlm_envs.__file__.startswith(sys.argv[1]) is False)' \
   "$work/site"
-PYTHONPATH="$work/site" RLM_SOURCE_DIR="$root" "$python" -m pytest -q -p no:cacheprovider "$root/tests/python"
+PYTHONPATH="$work/site" RLM_SOURCE_DIR="$root" "$python" -m pytest -q -p no:cacheprovider \
+  "$root"/tests/python/test_{gymnasium_checks,errors,seeding}.py

@@ -40,8 +40,7 @@ class RlmEnv(gymnasium.Env):
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
-        if render_mode is not None:
-            raise ValueError(f"{env_id}: rlm envs do not render (render_mode={render_mode!r})")
+        self.render_mode = render_mode  # kept, as Gymnasium and SB3 pass it; rlm envs have no renderer
         w = wrappers(previous_action, antialias, flatten, markovian, discrete_action)
         self._env = _core.Env(env_id, w, yaml_scalars(env_id, options))
         self.env_id: str = self._env.id

@@ -51,8 +51,7 @@ class RlmVectorEnv(VectorEnv):
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
-        if render_mode is not None:
-            raise ValueError(f"{env_id}: rlm envs do not render (render_mode={render_mode!r})")
+        self.render_mode = render_mode  # kept, as Gymnasium and SB3 pass it; rlm envs have no renderer
         for name, value in (("num_envs", num_envs), ("num_threads", num_threads)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")

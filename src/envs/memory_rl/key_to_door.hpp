@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "envs/env_extensions.hpp"
 #include "envs/memory_rl/pycolab_board.hpp"
 #include "envs/memory_rl/pycolab_story.hpp"
 #include "envs/memory_rl/pycolab_view.hpp"
@@ -45,7 +46,7 @@ struct KeyToDoorEpisode {
   uint32_t apples = 0;  ///< the distractor phase's apples, a mask over DistractorPhase::candidates()
 };
 
-class KeyToDoor final : public PycolabStory {
+class KeyToDoor final : public PycolabStory, public GoldenReplayEnv {
  public:
   using Config = KeyToDoorConfig;
   KeyToDoor(std::string id, const KeyToDoorConfig& config);
@@ -54,7 +55,7 @@ class KeyToDoor final : public PycolabStory {
 
   /// Test hook for the golden replays: starts an episode with the recorded draws ("key_cell", "start_cell",
   /// "apple_cells": [[row, col], ...]).
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   static constexpr pycolab::Cell kIndicatorCell{0, 5}, kDoorCell{1, 5}, kRewardStart{3, 5};
 

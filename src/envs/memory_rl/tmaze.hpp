@@ -11,6 +11,7 @@
 #include <string>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/rng.hpp"
 
 namespace rlm::envs::memory_rl {
@@ -21,7 +22,7 @@ struct TMazeConfig {
   double distract_reward = 0.0;  ///< reward on the oracle cell (Memory-RL's configs: 0)
 };
 
-class TMaze final : public Env {
+class TMaze final : public Env, public GoldenReplayEnv {
  public:
   using Config = TMazeConfig;
   TMaze(std::string id, TMazeConfig config);
@@ -35,7 +36,7 @@ class TMaze final : public Env {
   StepResult step(std::span<const float> action, std::span<float> obs) override;
 
   /// Test hook for the golden replays: start an episode with the recorded goal ({"goal_y": ±1}) and write its obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   int goal_y() const { return goal_y_; }
   int x() const { return x_; }

@@ -59,7 +59,7 @@ struct VisualMatchEpisode {
   uint32_t apples = 0;        ///< the distractor phase's apples, a mask over DistractorPhase::candidates()
 };
 
-class VisualMatch final : public PycolabStory, public InstanceSeededEnv {
+class VisualMatch final : public PycolabStory, public GoldenReplayEnv, public InstanceSeededEnv {
  public:
   using Config = VisualMatchConfig;
   VisualMatch(std::string id, const VisualMatchConfig& config);
@@ -70,7 +70,7 @@ class VisualMatch final : public PycolabStory, public InstanceSeededEnv {
   /// Test hook for the golden replays: fixes the colour permutation ({"colours": [hue of b, c, e]}, hue k = k/3) and
   /// starts an episode with the recorded draws ("target": "b"|"c"|"e", "target_cell", "start_cell", "apple_cells":
   /// [[row, col], ...]).
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   /// The colour shown by b, c, e: hue index 0 red, 1 green, 2 blue.
   const std::array<int, 3>& colours() const { return hues_; }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/popgym/deck.hpp"
 #include "envs/rng.hpp"
 
@@ -17,7 +18,7 @@ struct AutoencodeConfig {
 /// obs = (mode, suit) with mode WATCH = 1, PLAY = 0 (upstream's values). Watch: every card of the shoe is shown once,
 /// the action is ignored and the reward is 0; the last card already comes with mode 0. Play: the agent names the
 /// suits in reverse order of observation, +-1/N each, and the obs is always (0, 0) (upstream renders card id 0).
-class Autoencode final : public Env {
+class Autoencode final : public Env, public GoldenReplayEnv {
  public:
   static constexpr int kPlay = 0;
   static constexpr int kWatch = 1;
@@ -37,7 +38,7 @@ class Autoencode final : public Env {
 
   /// Test hook for the golden replays: start the episode from the deck order popgym recorded right after reset
   /// ({"deck_idx": [...]}, scripts/popgym_golden/autoencode.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   // Hidden state, for tests and debugging.
   int mode() const { return mode_; }

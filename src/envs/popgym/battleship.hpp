@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/rng.hpp"
 
 namespace rlm::envs::popgym {
@@ -23,7 +24,7 @@ struct BattleshipConfig {
 /// obs Discrete(2): 1 = the shot hit an unguessed ship cell, 0 otherwise (and 0 at reset). Action
 /// MultiDiscrete([B, B]) = (row, col). A hit pays +1/H (H = ship cells), anything else -1/(B*B-H), so sinking every
 /// ship without a miss returns exactly 1 and shooting every cell once returns 0.
-class Battleship final : public Env {
+class Battleship final : public Env, public GoldenReplayEnv {
  public:
   Battleship(std::string id, BattleshipConfig config);
 
@@ -41,7 +42,7 @@ class Battleship final : public Env {
 
   /// Test hook for the golden replays: start the episode from the board popgym recorded right after reset
   /// ({"board": B*B row-major 0/1}, see scripts/popgym_golden/battleship.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   // Hidden state, for tests and debugging.
   int board_size() const { return board_size_; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/popgym/card_category.hpp"
 #include "envs/popgym/deck.hpp"
 #include "envs/rng.hpp"
@@ -26,7 +27,7 @@ struct ConcentrationConfig {
 /// semantics mirrored: the obs of a step is taken before a mismatched pair is turned back, so it still shows both
 /// cards; step L is truncated (the counter is tested before it is incremented); nothing stops steps after the end
 /// (upstream keeps playing, and so does this port). L = ceil(2N - N/(2N-1)).
-class Concentration final : public Env {
+class Concentration final : public Env, public GoldenReplayEnv {
  public:
   Concentration(std::string id, ConcentrationConfig config);
 
@@ -44,7 +45,7 @@ class Concentration final : public Env {
 
   /// Test hook for the golden replays: start the episode from the deck order popgym recorded right after reset
   /// ({"deck_idx": [...]}, scripts/popgym_golden/concentration.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   // Hidden state and constants, for tests and debugging.
   int num_positions() const { return deck_.num_cards(); }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/popgym/card_category.hpp"
 #include "envs/popgym/deck.hpp"
 #include "envs/rng.hpp"
@@ -24,7 +25,7 @@ struct CountRecallConfig {
 /// Two independent shoes, a value deck and a query deck, deal one card each per step: obs = [category of the value
 /// card, category of the query card]. At step t the agent must answer how many value cards of category q_{t-1} have
 /// been dealt up to and including v_{t-1}; every step is scored +-1/(N-1).
-class CountRecall final : public Env {
+class CountRecall final : public Env, public GoldenReplayEnv {
  public:
   static constexpr int kMaxCategories = 13;
 
@@ -43,7 +44,7 @@ class CountRecall final : public Env {
 
   /// Test hook for the golden replays: start the episode from both deck orders popgym recorded right after reset
   /// ({"value_idx": [...], "query_idx": [...]}, scripts/popgym_golden/count_recall.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   // Hidden state, for tests and debugging.
   int num_categories() const { return num_categories_; }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/popgym/deck.hpp"
 #include "envs/rng.hpp"
 
@@ -18,7 +19,7 @@ struct HigherLowerConfig {
 /// obs = rank of the current card (Ace = 0 is low, King = 12); action 0 = "the next card is higher", 1 = "lower".
 /// A tie pays 0, otherwise +-1/N. Upstream quirk, mirrored: the scale is 1/N although only N-1 guesses are scored,
 /// so returns lie in [-(N-1)/N, (N-1)/N] (no option: it only rescales returns).
-class HigherLower final : public Env {
+class HigherLower final : public Env, public GoldenReplayEnv {
  public:
   static constexpr int kNumRanks = 13;
   static constexpr int kHigher = 0;
@@ -39,7 +40,7 @@ class HigherLower final : public Env {
 
   /// Test hook for the golden replays: start the episode from the deck order popgym recorded right after reset
   /// ({"deck_idx": [...]}, scripts/popgym_golden/higher_lower.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   // Hidden state, for tests and debugging.
   int current_rank() const { return current_rank_; }

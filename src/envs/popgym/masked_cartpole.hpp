@@ -11,6 +11,7 @@
 #include <string>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/popgym/cartpole_physics.hpp"
 #include "envs/popgym/observation_noise.hpp"
 #include "envs/rng.hpp"
@@ -39,7 +40,7 @@ struct MaskedCartPoleConfig {
 /// state. Action Discrete(2): 1 pushes right with +10 N, 0 left with -10 N. The families are final subclasses that fix
 /// the config (position_only_cartpole.hpp etc.) rather than aliases, so that each keeps its own Config defaults and
 /// the registry's instances carry the family's type, which the tests dynamic_cast to.
-class MaskedCartPole : public Env {
+class MaskedCartPole : public Env, public GoldenReplayEnv {
  public:
   MaskedCartPole(std::string id, MaskedCartPoleConfig config);
 
@@ -58,10 +59,10 @@ class MaskedCartPole : public Env {
   /// x_dot, theta, theta_dot]}, and with noise "noise": [n0, n1], the reset noise; see scripts/popgym_golden/
   /// position_only_cart_pole.py, velocity_only_cartpole.py and noisy_position_only_cart_pole.py) and write the reset
   /// obs. Without noise a "noise" entry is ignored.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
   /// Test hook: the next step() adds exactly these two noise values (numpy's normal(0, sigma) outputs) to the obs. A
   /// noise-free step draws nothing, so it takes only an empty list (the golden replays pass one for every step).
-  void inject_draws(std::span<const double> draws);
+  void inject_draws(std::span<const double> draws) override;
 
   /// The full float64 state [x, x_dot, theta, theta_dot] (popgym's get_state, before its float32 cast).
   const std::array<double, 4>& state() const { return sim_.state(); }

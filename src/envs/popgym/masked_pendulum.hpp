@@ -10,6 +10,7 @@
 #include <string>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/popgym/observation_noise.hpp"
 #include "envs/popgym/pendulum_physics.hpp"
 #include "envs/rng.hpp"
@@ -28,7 +29,7 @@ struct MaskedPendulumConfig {
 /// reward in [-1/L, 1/L] per step, about +1/L while the pole is held upright. The families are final subclasses that
 /// fix the config (position_only_pendulum.hpp, noisy_position_only_pendulum.hpp) rather than aliases, so that each
 /// keeps its own Config defaults and the registry's instances carry the family's type, which the tests dynamic_cast to.
-class MaskedPendulum : public Env {
+class MaskedPendulum : public Env, public GoldenReplayEnv {
  public:
   MaskedPendulum(std::string id, MaskedPendulumConfig config);
 
@@ -47,10 +48,10 @@ class MaskedPendulum : public Env {
   /// [theta, theta_dot]}, and with noise "noise": [n_cos, n_sin], the reset noise; see scripts/popgym_golden/
   /// position_only_pendulum.py and noisy_position_only_pendulum.py) and write the reset obs. Without noise a "noise"
   /// entry is ignored.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
   /// Test hook: the next step() adds exactly these two noise values (numpy's normal(0, sigma) outputs) to the obs. A
   /// noise-free step draws nothing, so it takes only an empty list (the golden replays pass one for every step).
-  void inject_draws(std::span<const double> draws);
+  void inject_draws(std::span<const double> draws) override;
 
   double theta() const { return sim_.theta(); }
   double theta_dot() const { return sim_.theta_dot(); }

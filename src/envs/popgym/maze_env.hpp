@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/rng.hpp"
 
 namespace rlm::envs::popgym {
@@ -50,7 +51,7 @@ struct HuntAndKill {
 /// Grid, agent, exploration mask and observation of popgym's MazeEnv; the two Labyrinths add their rewards.
 /// obs = MultiDiscrete([5]*9 + [5]): the 3x3 local view row-major, then the last action (kNone at reset).
 /// state = MultiDiscrete([5]*rows*cols): the grid row-major with unexplored cells shown as kHidden.
-class MazeEnv : public Env {
+class MazeEnv : public Env, public GoldenReplayEnv {
  public:
   const std::string& id() const override { return id_; }
   const Space& observation_space() const override { return observation_space_; }
@@ -64,7 +65,7 @@ class MazeEnv : public Env {
   /// Test hook for the golden replays and fixtures: start the episode from the maze popgym recorded right after
   /// reset ({"grid": rows x cols ints with START (and GOAL) written, "start": [y, x], "end": [y, x]}, see
   /// scripts/popgym_golden/labyrinth_escape.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   int rows() const { return rows_; }
   int cols() const { return cols_; }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/rng.hpp"
 
 namespace rlm::envs::popgym {
@@ -27,7 +28,7 @@ struct MineSweeperConfig {
 
 /// obs Discrete(min(mines+1, 10)): the number of mines in the 3x3 block centred on the clicked cell (0 at reset).
 /// Action MultiDiscrete([rows, cols]) = (row, col).
-class MineSweeper final : public Env {
+class MineSweeper final : public Env, public GoldenReplayEnv {
  public:
   /// popgym's hidden grid values.
   static constexpr uint8_t kClear = 0;
@@ -49,7 +50,7 @@ class MineSweeper final : public Env {
 
   /// Test hook for the golden replays: start the episode from the hidden grid popgym recorded right after reset
   /// ({"hidden_grid": row-major 0/1}, see scripts/popgym_golden/mine_sweeper.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   // Hidden state, for tests and debugging.
   int rows() const { return rows_; }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/rng.hpp"
 
 namespace rlm::envs::popgym {
@@ -22,7 +23,7 @@ struct MultiarmedBanditConfig {
 };
 
 /// obs Discrete(2): 1 if the pulled arm paid out (0 at reset); reward +1/L on a payout, -1/L otherwise.
-class MultiarmedBandit final : public Env {
+class MultiarmedBandit final : public Env, public GoldenReplayEnv {
  public:
   MultiarmedBandit(std::string id, MultiarmedBanditConfig config);
 
@@ -39,10 +40,10 @@ class MultiarmedBandit final : public Env {
 
   /// Test hook for the golden replays: start the episode with the payout probabilities popgym drew at reset
   /// ({"bandits": [...]}, see scripts/popgym_golden/multiarmed_bandit.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
   /// Test hook: the NEXT step compares `draws[0]` (numpy's U[0,1) double) instead of drawing from the env's Rng.
   /// Exactly one draw per step; throws rlm::EnvError otherwise.
-  void inject_draws(std::span<const double> draws);
+  void inject_draws(std::span<const double> draws) override;
 
   // Hidden state, for tests and debugging (upstream's info["bandits"]).
   const std::vector<float>& bandits() const { return bandits_; }

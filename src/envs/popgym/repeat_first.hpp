@@ -6,6 +6,7 @@
 #include <string>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/popgym/deck.hpp"
 #include "envs/rng.hpp"
 
@@ -16,7 +17,7 @@ struct RepeatFirstConfig {
 };
 
 /// Each step the agent names the suit of the card it saw at reset; every step is scored +-1/(N-1), N = 52*num_decks.
-class RepeatFirst final : public Env {
+class RepeatFirst final : public Env, public GoldenReplayEnv {
  public:
   RepeatFirst(std::string id, RepeatFirstConfig config);
 
@@ -33,7 +34,7 @@ class RepeatFirst final : public Env {
 
   /// Test hook for the golden replays: start the episode from the hidden state popgym recorded right after reset
   /// ({"deck_idx": [...]}, see scripts/popgym_golden/repeat_first.py) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   // Hidden state, for tests and debugging (popgym's get_state).
   int target_suit() const { return target_suit_; }

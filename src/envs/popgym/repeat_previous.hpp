@@ -7,6 +7,7 @@
 #include <string>
 
 #include "envs/env.hpp"
+#include "envs/env_extensions.hpp"
 #include "envs/popgym/deck.hpp"
 #include "envs/rng.hpp"
 
@@ -18,7 +19,7 @@ struct RepeatPreviousConfig {
 };
 
 /// Steps 1..k-1 give reward exactly 0; steps k..N-1 are scored +-1/(N-k), so a perfect episode returns +1.
-class RepeatPrevious final : public Env {
+class RepeatPrevious final : public Env, public GoldenReplayEnv {
  public:
   RepeatPrevious(std::string id, RepeatPreviousConfig config);
 
@@ -44,7 +45,7 @@ class RepeatPrevious final : public Env {
 
   /// Test hook for the golden replays: start the episode from the deck order popgym recorded right after reset
   /// ({"deck_idx": [...]}) and write the reset obs.
-  void restore_golden(const nlohmann::json& state, std::span<float> obs);
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
  private:
   void deal_card(std::span<float> obs);  // deals one card, counts its suit and writes it as the obs

@@ -1,0 +1,95 @@
+"""The golden trajectories of tests/data, recorded from the reference code, replayed through the Python API: each
+episode starts from the reference's recorded state (the envs' golden-replay hook, as the C++ golden tests use it),
+then every step goes through RlmEnv.step and its observation, reward and flags are compared with the recording.
+POPGym (popgym 1.0.7, every family and level; floats within 1e-5, recorded draws injected where steps draw) and
+Memory-RL (T-maze, Visual Match, Key-to-Door; exact). The meta-RL and Box2D tasks have no such hook: their episodes
+through Python are checked against the C++ VecEnv (test_seeding.py), whose own golden tests cover them."""
+
+import base64
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from rlm_envs import RlmEnv
+
+DATA = Path(os.environ.get("RLM_SOURCE_DIR", Path(__file__).resolve().parents[2])) / "tests/data"
+POPGYM = sorted(p for p in (DATA / "popgym").glob("*.json") if p.name != "sampling_stats.json")
+MEMORY_RL = sorted(p for p in (DATA / "memory_rl").glob("*.json") if p.name != "pycolab_sampling.json")
+
+
+def flat(obs):
+    """An observation in rlm's raw layout (float32 values, parts side by side)."""
+    if isinstance(obs, tuple):
+        return np.concatenate([flat(part) for part in obs])
+    return np.asarray(obs, dtype=np.float32).ravel()
+
+
+def api_action(space, raw):
+    """A recorded raw action as the value the Gymnasium space takes."""
+    raw = np.atleast_1d(np.asarray(raw, dtype=np.float32))
+    if isinstance(space, spaces.Discrete):
+        return int(raw[0])
+    if isinstance(space, spaces.MultiDiscrete):
+        return raw.astype(np.int64)
+    return raw.reshape(space.shape)
+
+
+def replay(env, episode, decode, tolerance, flags):
+    """Steps `env` through the recorded episode from its recorded start; `flags(episode, t)` gives (terminated,
+    truncated, success or None)."""
+    core = env._env  # the C++ env under the Gymnasium class: the golden-replay hook is a test hook, not API
+    core.restore_golden(json.dumps(episode["initial_state"]))
+    np.testing.assert_allclose(flat(core.obs()), decode(episode["obs"][0]), atol=tolerance, rtol=0)
+    for t, raw in enumerate(episode["actions"]):
+        if "draws" in episode:
+            core.inject_draws(episode["draws"][t])
+        obs, reward, terminated, truncated, info = env.step(api_action(env.action_space, raw))
+        where = f"step {t + 1}"
+        np.testing.assert_allclose(flat(obs), decode(episode["obs"][t + 1]), atol=tolerance, rtol=0, err_msg=where)
+        # Rewards are float32 in rlm (C++ compares them as floats): the recorded value rounded to float32.
+        assert abs(np.float32(reward) - np.float32(episode["rewards"][t])) <= tolerance, where
+        want_terminated, want_truncated, want_success = flags(episode, t)
+        assert (terminated, truncated) == (want_terminated, want_truncated), where
+        if want_success is not None and (terminated or truncated):
+            assert info["success"] == want_success, where
+
+
+@pytest.mark.parametrize("path", POPGYM, ids=[p.stem for p in POPGYM])
+def test_popgym_golden_replays_through_python(path):
+    data = json.loads(path.read_text())
+    assert len(data["episodes"]) >= 3
+    for episode in data["episodes"]:
+        env = RlmEnv(data["canonical_id"])
+        replay(
+            env,
+            episode,
+            lambda obs: np.asarray(obs, dtype=np.float32),
+            1e-5,
+            lambda ep, t: (ep["terminated"][t], ep["truncated"][t], None),
+        )
+
+
+def pycolab_obs(text):
+    return np.frombuffer(base64.b64decode(text), dtype=np.uint8).astype(np.float32)
+
+
+@pytest.mark.parametrize("path", MEMORY_RL, ids=[p.stem for p in MEMORY_RL])
+def test_memory_rl_golden_replays_through_python(path):
+    data = json.loads(path.read_text())
+    pycolab = "done" in data["episodes"][0]
+    for episode in data["episodes"]:
+        env = RlmEnv(data["canonical_id"], **data["options"])
+        if pycolab:  # Visual Match, Key-to-Door: 5x5 RGB frames, the reference's done is our terminated
+            replay(env, episode, pycolab_obs, 0, lambda ep, t: (ep["done"][t], False, ep["success"][t]))
+        else:
+            replay(
+                env,
+                episode,
+                lambda obs: np.asarray(obs, dtype=np.float32),
+                0,
+                lambda ep, t: (ep["terminated"][t], ep["truncated"][t], ep["success"][t]),
+            )
