@@ -129,6 +129,15 @@ ReadOnlyArray<T> view(std::span<const T> data, std::initializer_list<size_t> sha
   return ReadOnlyArray<T>(data.data(), shape, owner);
 }
 
+/// A fresh numpy array of `shape` holding `values` converted to T: memory numpy owns, for results a caller keeps.
+template <class T, class S>
+nb::ndarray<nb::numpy, T> owned_copy(std::span<const S> values, std::initializer_list<size_t> shape) {
+  T* data = new T[values.size()];
+  std::copy(values.begin(), values.end(), data);
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  return nb::ndarray<nb::numpy, T>(data, shape, owner);
+}
+
 /// envs::VecEnv with numpy views of its buffers. Valid until the next reset() or step(); the package copies them.
 class VecEnvBinding {
  public:
@@ -151,6 +160,20 @@ class VecEnvBinding {
     check_actions(vec_.id(), vec_.action_space(), flat, static_cast<size_t>(rows));
     nb::gil_scoped_release release;
     vec_.step(flat);
+  }
+
+  /// step(), then what a Gymnasium VectorEnv step returns, as fresh arrays: (raw obs float32 [N, D], rewards float64
+  /// [N], terminated bool [N], truncated bool [N], whether any episode ended). One call instead of the five views and
+  /// their conversions in Python: at popgym's speeds, each numpy call costs about what 64 env steps do.
+  nb::tuple step_results(const nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>& actions) {
+    step(actions);
+    const auto n = static_cast<size_t>(vec_.num_envs());
+    const auto terminated = vec_.terminated(), truncated = vec_.truncated();
+    bool ended = false;
+    for (size_t i = 0; i < n; ++i) ended = ended || terminated[i] != 0 || truncated[i] != 0;
+    return nb::make_tuple(owned_copy<float>(vec_.obs(), {n, static_cast<size_t>(vec_.obs_size())}),
+                          owned_copy<double>(vec_.rewards(), {n}), owned_copy<bool>(terminated, {n}),
+                          owned_copy<bool>(truncated, {n}), ended);
   }
 
   const envs::VecEnv& vec() const { return vec_; }
@@ -274,6 +297,7 @@ NB_MODULE(_core, m) {
            "id"_a, "num_envs"_a, "num_threads"_a, "seed"_a, "wrappers"_a, "options"_a)
       .def("reset", &VecEnvBinding::reset)
       .def("step", &VecEnvBinding::step, "actions"_a)
+      .def("step_results", &VecEnvBinding::step_results, "actions"_a)
       .def(
           "pin_task", [](VecEnvBinding& b, int env, int index) { b.vec().pin_task(env, index); }, "env"_a, "index"_a)
       .def_prop_ro("id", [](const VecEnvBinding& b) { return b.vec().id(); })

@@ -45,16 +45,17 @@ def raw_size(space: spaces.Space) -> int:
     raise TypeError(f"rlm has no raw layout for {space}")
 
 
-def decode_batch(space: spaces.Space, raw: np.ndarray) -> Any:
+def decode_batch(space: spaces.Space, raw: np.ndarray, fresh: bool = False) -> Any:
     """Values of `space` from raw rows [n, raw_size]: arrays with a leading batch dimension (a tuple of them for a
-    Tuple), always fresh (never views of `raw`)."""
+    Tuple), never views of `raw` unless `fresh` says that `raw` is the caller's to give away (then a float32 Box is
+    `raw` itself, reshaped)."""
     n = raw.shape[0]
     if isinstance(space, spaces.Discrete):
         return raw[:, 0].astype(np.int64)
     if isinstance(space, spaces.MultiDiscrete):
         return raw.astype(np.int64).reshape((n, *space.shape))
     if isinstance(space, spaces.Box):
-        return raw.reshape((n, *space.shape)).astype(space.dtype, copy=True)
+        return raw.reshape((n, *space.shape)).astype(space.dtype, copy=not fresh)
     if isinstance(space, spaces.Tuple):
         parts, offset = [], 0
         for part in space.spaces:

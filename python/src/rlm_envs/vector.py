@@ -92,28 +92,29 @@ class RlmVectorEnv(VectorEnv):
         return decode_batch(self.single_observation_space, self._vec.obs()), {}
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        self._vec.step(encode_actions(self.single_action_space, actions, self.num_envs))
+        raw_obs, rewards, terminated, truncated, ended = self._vec.step_results(
+            encode_actions(self.single_action_space, actions, self.num_envs)
+        )
         self._fresh = False
-        obs = decode_batch(self.single_observation_space, self._vec.obs())
-        rewards = self._vec.rewards().astype(np.float64)
-        terminated = self._vec.terminated().astype(bool)
-        truncated = self._vec.truncated().astype(bool)
-        done = terminated | truncated
+        obs = decode_batch(self.single_observation_space, raw_obs, fresh=True)
         # Gymnasium's SameStep infos (SyncVectorEnv's _add_info, batched): each env's step info under its key with a
         # "_key" mask, except where the episode ended, where the step info is under "final_info" and the reset's
         # (empty) info at the top.
         step_info = self._step_info()
+        if not ended:  # the common step: every env's step info (if any) at the top
+            info = self._masked(step_info, np.ones(self.num_envs, dtype=bool)) if step_info else {}
+            return obs, rewards, terminated, truncated, info
+        done = terminated | truncated
         info = self._masked(step_info, ~done) if step_info and not done.all() else {}
-        if done.any():
-            final = decode_batch(self.single_observation_space, self._vec.final_obs())
-            final_obs = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(done):  # Gymnasium's format: one object per env whose episode ended
-                final_obs[i] = _item(final, i)
-            info["final_obs"], info["_final_obs"] = final_obs, done
-            final_info = self._masked(step_info, done)
-            if self._vec.reports_success:
-                final_info.update(self._masked({"success": self._vec.successes().astype(bool)}, done))
-            info["final_info"], info["_final_info"] = final_info, done.copy()
+        final = decode_batch(self.single_observation_space, self._vec.final_obs())
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(done):  # Gymnasium's format: one object per env whose episode ended
+            final_obs[i] = _item(final, i)
+        info["final_obs"], info["_final_obs"] = final_obs, done
+        final_info = self._masked(step_info, done)
+        if self._vec.reports_success:
+            final_info.update(self._masked({"success": self._vec.successes().astype(bool)}, done))
+        info["final_info"], info["_final_info"] = final_info, done.copy()
         return obs, rewards, terminated, truncated, info
 
     def _step_info(self) -> dict[str, np.ndarray]:
