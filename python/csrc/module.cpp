@@ -183,6 +183,17 @@ class VecEnvBinding {
   envs::VecEnv vec_;
 };
 
+/// A binding method returning a read-only view of one VecEnv buffer: [num_envs], or [num_envs, obs_size] for obs rows.
+template <class T>
+auto buffer_view(std::span<const T> (envs::VecEnv::*buffer)() const, bool obs_rows = false) {
+  return [buffer, obs_rows](nb::handle self) {
+    const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
+    const auto n = static_cast<size_t>(v.num_envs());
+    return obs_rows ? view((v.*buffer)(), {n, static_cast<size_t>(v.obs_size())}, self)
+                    : view((v.*buffer)(), {n}, self);
+  };
+}
+
 /// One env, seeded as slot `env_index` of a VecEnv: its instance draw from derive_seed(seed, {kEnvInstanceStream,
 /// env_index}) and episode k from derive_seed(seed, {kEnvStream, env_index, k}), so that it plays what that slot plays.
 /// It refuses a step before reset() or after the episode's end itself, since not every env checks the latter.
@@ -310,45 +321,14 @@ NB_MODULE(_core, m) {
       .def_prop_ro("reports_goal_state", [](const VecEnvBinding& b) { return b.vec().reports_goal_state(); })
       .def_prop_ro("split_size", [](const VecEnvBinding& b) { return b.vec().split_size(); })
       .def_prop_ro("episode_counters", [](const VecEnvBinding& b) { return b.vec().episode_counters(); })
-      .def("obs",
-           [](nb::handle self) {
-             const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
-             return view(v.obs(), {size_t(v.num_envs()), size_t(v.obs_size())}, self);
-           })
-      .def("final_obs",
-           [](nb::handle self) {
-             const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
-             return view(v.final_obs(), {size_t(v.num_envs()), size_t(v.obs_size())}, self);
-           })
-      .def("rewards",
-           [](nb::handle self) {
-             const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
-             return view(v.rewards(), {size_t(v.num_envs())}, self);
-           })
-      .def("terminated",
-           [](nb::handle self) {
-             const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
-             return view(v.terminated(), {size_t(v.num_envs())}, self);
-           })
-      .def("truncated",
-           [](nb::handle self) {
-             const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
-             return view(v.truncated(), {size_t(v.num_envs())}, self);
-           })
-      .def("successes",
-           [](nb::handle self) {
-             const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
-             return view(v.successes(), {size_t(v.num_envs())}, self);
-           })
-      .def("goal_states",
-           [](nb::handle self) {
-             const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
-             return view(v.goal_states(), {size_t(v.num_envs())}, self);
-           })
-      .def("tasks", [](nb::handle self) {
-        const auto& v = nb::cast<const VecEnvBinding&>(self).vec();
-        return view(v.tasks(), {size_t(v.num_envs())}, self);
-      });
+      .def("obs", buffer_view(&envs::VecEnv::obs, /*obs_rows=*/true))
+      .def("final_obs", buffer_view(&envs::VecEnv::final_obs, /*obs_rows=*/true))
+      .def("rewards", buffer_view(&envs::VecEnv::rewards))
+      .def("terminated", buffer_view(&envs::VecEnv::terminated))
+      .def("truncated", buffer_view(&envs::VecEnv::truncated))
+      .def("successes", buffer_view(&envs::VecEnv::successes))
+      .def("goal_states", buffer_view(&envs::VecEnv::goal_states))
+      .def("tasks", buffer_view(&envs::VecEnv::tasks));
 
   nb::class_<EnvBinding>(m, "Env")
       .def(nb::init<const std::string&, const envs::WrapperOptions&, const std::map<std::string, std::string>&>(),
