@@ -25,12 +25,13 @@ and 95% quantiles.
 Episode protocol: env = gymnasium.make(id, **kwargs) (with its TimeLimit), reset(seed=s), then the policy until
 terminated or truncated. Policies:
   - heuristic: Gymnasium's controllers (Farama-Foundation/Gymnasium@3f0476a:gymnasium/envs/box2d/, heuristic in
-    lunar_lander.py, BipedalWalkerHeuristics in bipedal_walker.py), rewritten below in double precision, as
-    tests/box2d/*_policies.hpp are; the walker gets a zero action on its first step and the heuristic from the second
-    step on (Gymnasium's demo loop). The first --check-episodes episodes of every heuristic
-    cell also run Gymnasium's own controllers (lunar_lander.heuristic, bipedal_walker.BipedalWalkerHeuristics)
-    beside ours on the same observations and record how far their actions differ ("heuristic_check"): the
-    reference rollouts are driven by our copy of the controller, and the check shows that it acts as Gymnasium's.
+    lunar_lander.py, BipedalWalkerHeuristics in bipedal_walker.py), rewritten in double precision in
+    scripts/box2d_heuristics.py (as tests/box2d/*_policies.hpp are); the walker gets a zero action on its first
+    step and the heuristic from the second step on (Gymnasium's demo loop). The first --check-episodes episodes of
+    every heuristic cell also run Gymnasium's own controllers (lunar_lander.heuristic,
+    bipedal_walker.BipedalWalkerHeuristics) beside ours on the same observations and record how far their actions
+    differ ("heuristic_check"): the reference rollouts are driven by our copy of the controller, and the check shows
+    that it acts as Gymnasium's.
   - random: uniform valid actions (Discrete(4) uniform; Box uniform on [-1, 1]^d) from numpy's default_rng seeded
     with 1_000_000 + s for episode s (the policy's own stream, separate from the env's).
 Terminal causes are read from the env after the terminal step: game_over set -> crashed / fell; otherwise a -100
@@ -51,6 +52,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.envs.box2d import bipedal_walker as gym_walker  # only run: Gymnasium's own controllers, for the check
 from gymnasium.envs.box2d import lunar_lander as gym_lander
+
+from scripts.box2d_heuristics import WalkerHeuristic, lander_heuristic
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "tests", "data", "box2d", "gymnasium_reference.json")
@@ -79,76 +82,6 @@ RESETS = {
 }
 LANDER_CAUSES = ("landed", "crashed", "out_of_bounds", "truncated")
 WALKER_CAUSES = ("finished", "fell", "out_of_bounds", "truncated")
-
-
-# ---- Gymnasium's controllers, lunar_lander.heuristic and bipedal_walker.BipedalWalkerHeuristics (in double) ----
-def lander_todo(s):
-    s = [float(v) for v in s]
-    angle_targ = min(max(0.5 * s[0] + s[2], -0.4), 0.4)
-    hover_targ = 0.55 * abs(s[0])
-    angle_todo = 0.5 * (angle_targ - s[4]) - s[5]
-    hover_todo = 0.5 * (hover_targ - s[1]) - 0.5 * s[3]
-    if s[6] != 0.0 or s[7] != 0.0:
-        angle_todo, hover_todo = 0.0, -0.5 * s[3]
-    return angle_todo, hover_todo
-
-
-def lander_heuristic(s, continuous):
-    angle_todo, hover_todo = lander_todo(s)
-    if continuous:
-        return np.clip(np.array([20.0 * hover_todo - 1.0, -20.0 * angle_todo]), -1.0, 1.0)
-    if hover_todo > abs(angle_todo) and hover_todo > 0.05:
-        return 2
-    if angle_todo < -0.05:
-        return 3
-    if angle_todo > 0.05:
-        return 1
-    return 0
-
-
-class WalkerHeuristic:
-    """BipedalWalkerHeuristics' three-state gait; a fresh one per episode."""
-    STAY, PUT, PUSH = 1, 2, 3
-    SPEED, SKA0 = 0.29, 0.1
-
-    def __init__(self):
-        self.state, self.moving, self.supporting, self.ska = self.STAY, 0, 1, self.SKA0
-
-    def act(self, obs):
-        s = [float(v) for v in obs]
-        bm, bs = 4 + 5 * self.moving, 4 + 5 * self.supporting
-        hip_t, knee_t = [None, None], [None, None]
-        if self.state == self.STAY:
-            hip_t[self.moving], knee_t[self.moving] = 1.1, -0.6
-            self.ska += 0.03
-            if s[2] > self.SPEED:
-                self.ska += 0.03
-            self.ska = min(self.ska, self.SKA0)
-            knee_t[self.supporting] = self.ska
-            if s[bs] < 0.10:
-                self.state = self.PUT
-        if self.state == self.PUT:
-            hip_t[self.moving], knee_t[self.moving] = 0.1, self.SKA0
-            knee_t[self.supporting] = self.ska
-            if s[bm + 4] != 0.0:
-                self.state = self.PUSH
-                self.ska = min(s[bm + 2], self.SKA0)
-        if self.state == self.PUSH:
-            knee_t[self.moving], knee_t[self.supporting] = self.ska, 1.0
-            if s[bs + 2] > 0.88 or s[2] > 1.2 * self.SPEED:
-                self.state = self.STAY
-                self.moving = 1 - self.moving
-                self.supporting = 1 - self.moving
-        hip, knee = [0.0, 0.0], [0.0, 0.0]
-        for leg in range(2):
-            b = 4 + 5 * leg
-            if hip_t[leg]:  # an unset target and exactly 0.0 give no command
-                hip[leg] = 0.9 * (hip_t[leg] - s[b]) - 0.25 * s[b + 1]
-            if knee_t[leg]:
-                knee[leg] = 4.0 * (knee_t[leg] - s[b + 2]) - 0.25 * s[b + 3]
-            hip[leg] += 0.9 * s[0] + 1.5 * s[1]
-            knee[leg] -= 15.0 * s[3]
-        return np.clip(0.5 * np.array([hip[0], knee[0], hip[1], knee[1]]), -1.0, 1.0)
 
 
 # ---- episodes ----

@@ -122,3 +122,9 @@ def test_bad_counts_and_seeds_are_value_errors():
     envs = rlm_envs.make_vec("popgym/RepeatFirstEasy", num_envs=2)
     with pytest.raises(ValueError, match="one seed for the batch"):
         envs.reset(seed=[1, 2])
+
+
+def test_info_state_of_an_env_without_a_state_is_a_value_error():
+    for make in (RlmEnv, rlm_envs.make_vec):
+        with pytest.raises(ValueError, match="memory_rl-TMazePassive-v0: info_state needs an env with a full state"):
+            make("memory_rl/TMazePassive", info_state=True)

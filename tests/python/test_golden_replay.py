@@ -1,9 +1,10 @@
 """The golden trajectories of tests/data, recorded from the reference code, replayed through the Python API: each
 episode starts from the reference's recorded state (the envs' golden-replay hook, as the C++ golden tests use it),
 then every step goes through RlmEnv.step and its observation, reward and flags are compared with the recording.
-POPGym (popgym 1.0.7, every family and level; floats within 1e-5, recorded draws injected where steps draw) and
-Memory-RL (T-maze, Visual Match, Key-to-Door; exact). The meta-RL and Box2D tasks have no such hook: their episodes
-through Python are checked against the C++ VecEnv (test_seeding.py), whose own golden tests cover them."""
+POPGym (popgym 1.0.7, every family and level; floats within 1e-5, recorded draws injected where steps draw),
+Memory-RL (T-maze, Visual Match, Key-to-Door; exact) and pomdp-baselines' meta-RL toys (Wind, Point Robot, original
+and SHM; exact). The Box2D tasks have no trajectories to replay (pybox2d's Box2D 2.3 and our 2.4.1 part at contacts):
+test_box2d_stats.py compares their statistics through Python with the recorded Gymnasium ones."""
 
 import base64
 import json
@@ -93,3 +94,33 @@ def test_memory_rl_golden_replays_through_python(path):
                 0,
                 lambda ep, t: (ep["terminated"][t], ep["truncated"][t], ep["success"][t]),
             )
+
+
+@pytest.mark.parametrize("variant", ["original", "shm"])
+@pytest.mark.parametrize("toy", ["wind", "point_robot"])
+def test_meta_toys_golden_replays_through_python(toy, variant):
+    """pomdp-baselines' and SHM's Wind and Point Robot, recorded in their VariBadWrapper
+    (scripts/record_pomdp_baselines.py): the obs (our float32 rounding of the reference's float64 state), rewards,
+    time-outs, goal states and success, exactly. Point Robot's recording gives the task and both inner episodes'
+    start states; its obs ends with done_mdp, which marks the inner episodes' boundary."""
+    data = json.loads((DATA / "pomdp_baselines/meta_toys_golden.json").read_text())[f"{toy}_{variant}"]
+    assert len(data["trajectories"]) >= 3
+    for episode in data["trajectories"]:
+        env = RlmEnv("meta/Wind" if toy == "wind" else "meta/PointRobot", variant=variant)
+        start = {"task": episode["task"]}
+        if toy == "point_robot":
+            ((_, second_start),) = episode["start_state"].items()
+            start.update(start=episode["obs"][0][:2], second_start=second_start)
+        env._env.restore_golden(json.dumps(start))
+        np.testing.assert_array_equal(env._env.obs(), np.float32(episode["obs"][0]))
+        reached = False
+        for t, action in enumerate(episode["actions"]):
+            obs, reward, terminated, truncated, info = env.step(np.float32(action))
+            where = f"{episode['policy']} policy, task {episode['task']}, step {t + 1}"
+            np.testing.assert_array_equal(obs, np.float32(episode["obs"][t + 1]), err_msg=where)
+            assert np.float32(reward) == np.float32(episode["reward"][t]), where
+            assert (terminated, truncated) == (False, episode["done"][t] == 1), where
+            assert info["task"] == episode["task"], where
+            assert info["goal_state"] == (episode["goal"][t] == 1), where
+            reached = reached or info["goal_state"]
+        assert truncated and info["success"] == reached

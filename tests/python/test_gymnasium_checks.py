@@ -79,16 +79,29 @@ def play(envs, steps, seed, reset_seed):
 
 
 @pytest.mark.parametrize(
-    "env_id", ["popgym/RepeatPreviousEasy", "popgym/AutoencodeEasy", "memory_rl/TMazePassive", "meta/Wind"]
+    ("env_id", "kwargs"),
+    [
+        ("popgym/RepeatPreviousEasy", {}),
+        ("popgym/AutoencodeEasy", {}),
+        ("memory_rl/TMazePassive", {}),
+        ("meta/Wind", {}),
+        # info_state: a Tuple state (one object per env), a MultiDiscrete one under flatten, a Box one as the obs.
+        ("popgym/RepeatPreviousEasy", {"info_state": True}),
+        ("popgym/MineSweeperEasy", {"info_state": True, "flatten": True, "previous_action": True}),
+        ("popgym/PositionOnlyCartPoleEasy", {"info_state": True, "markovian": "full"}),
+        ("popgym/CountRecallEasy", {"info_state": True, "markovian": "full_and_partial"}),
+    ],
+    ids=lambda v: "-".join(f"{k}={x}" for k, x in v.items()) if isinstance(v, dict) else v,
 )
-def test_vector_env_equals_sync_vector_env_of_single_envs(env_id):
+def test_vector_env_equals_sync_vector_env_of_single_envs(env_id, kwargs):
     n = 5
-    batched = rlm_envs.make_vec(env_id, num_envs=n, seed=3)
+    batched = rlm_envs.make_vec(env_id, num_envs=n, seed=3, **kwargs)
     assert batched.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert batched.observation_space == gymnasium.vector.utils.batch_space(batched.single_observation_space, n)
     single = SyncVectorEnv(
-        [lambda i=i: RlmEnv(env_id, env_index=i) for i in range(n)], autoreset_mode=AutoresetMode.SAME_STEP
+        [lambda i=i: RlmEnv(env_id, env_index=i, **kwargs) for i in range(n)], autoreset_mode=AutoresetMode.SAME_STEP
     )
+    assert batched.single_observation_space == single.single_observation_space
     assert batched.single_action_space == single.single_action_space
     # One seed for every slot: SyncVectorEnv would give env i seed + i, where rlm's envs derive their own streams.
     steps = 3 * batched.max_episode_steps
@@ -118,3 +131,22 @@ def test_gymnasium_make_vec_uses_the_batched_env():
     envs = gymnasium.make_vec("rlm/popgym-RepeatFirstEasy-v0", num_envs=3)
     assert isinstance(envs.unwrapped, rlm_envs.RlmVectorEnv)
     assert envs.num_envs == 3
+
+
+@pytest.mark.parametrize("env_id", ["popgym/RepeatPreviousEasy", "popgym/MineSweeperEasy"])
+def test_info_state_is_what_markovian_full_observes(env_id):
+    with_info = RlmEnv(env_id, info_state=True)
+    full = RlmEnv(env_id, markovian="full")
+    assert with_info.state_space == full.observation_space
+    with_info.action_space.seed(0)
+    _, info = with_info.reset(seed=5)
+    obs, _ = full.reset(seed=5)
+    for _ in range(2 * with_info.max_episode_steps):
+        np.testing.assert_equal(plain(info["state"]), plain(obs))
+        action = with_info.action_space.sample()
+        _, _, terminated, truncated, info = with_info.step(action)
+        obs, *_ = full.step(action)
+        if terminated or truncated:
+            np.testing.assert_equal(plain(info["state"]), plain(obs))
+            _, info = with_info.reset()
+            obs, _ = full.reset()

@@ -8,10 +8,8 @@ import gymnasium
 import numpy as np
 
 from . import _core
-from .options import wrappers, yaml_scalars
+from .options import check_seed, state_space_of, wrappers, yaml_scalars
 from .spaces import decode_one, encode_actions, to_gymnasium
-
-_SEED_LIMIT = 2**64
 
 
 class RlmEnv(gymnasium.Env):
@@ -47,14 +45,14 @@ class RlmEnv(gymnasium.Env):
         self.observation_space = to_gymnasium(self._env.observation_space)
         self.action_space = to_gymnasium(self._env.action_space)
         self.max_episode_steps: int = self._env.max_episode_steps
-        if info_state and self._env.state_space is None:
-            raise ValueError(f"{_core.gym_style_id(self.env_id)}: info_state needs an env with a full state")
-        self.state_space = to_gymnasium(self._env.state_space) if info_state else None
+        self.state_space = to_gymnasium(state_space_of(self._env)) if info_state else None
         self._env_index = int(env_index)
         self._seed: int | None = None
         self._episode = 0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        if seed is not None:
+            check_seed(seed)
         super().reset(seed=seed)
         if options:
             raise ValueError(f"{_core.gym_style_id(self.env_id)}: reset() takes no options, got {options!r}")
@@ -62,8 +60,6 @@ class RlmEnv(gymnasium.Env):
         if new_seed:
             if seed is None:
                 seed = int(self.np_random.integers(0, 2**63))
-            if not 0 <= seed < _SEED_LIMIT:
-                raise ValueError(f"seed must be in [0, 2**64), got {seed}")
             self._seed, self._episode = int(seed), 0
         self._env.reset(self._seed, self._env_index, self._episode, new_seed)
         self._episode += 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import _core
 
 MARKOVIAN_LEVELS = ("partial", "full", "full_and_partial")
@@ -40,6 +42,20 @@ def wrappers(
         raise ValueError(f"markovian = {markovian!r} is not one of {', '.join(MARKOVIAN_LEVELS)}")
     w.markovian = markovian
     return w
+
+
+def check_seed(seed: Any, note: str = "") -> int:
+    """`seed` as an int: rlm's seeds are uint64, so anything but an int in [0, 2**64) is a ValueError."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in [0, 2**64){note}, got {seed!r}")
+    return int(seed)
+
+
+def state_space_of(core_env: _core.Env) -> dict[str, Any]:
+    """The description of `core_env`'s full state space, for info_state; ValueError for an env that has none."""
+    if core_env.state_space is None:
+        raise ValueError(f"{_core.gym_style_id(core_env.id)}: info_state needs an env with a full state")
+    return core_env.state_space
 
 
 def yaml_scalars(env_id: str, options: dict[str, Any]) -> dict[str, str]:

@@ -66,6 +66,29 @@ def decode_batch(space: spaces.Space, raw: np.ndarray, fresh: bool = False) -> A
     raise TypeError(f"rlm has no raw layout for {space}")
 
 
+def decode_flat_batch(space: spaces.Space, flat: np.ndarray) -> Any:
+    """Values of `space` from rows [n, flatdim] as rlm's Flatten wrapper writes them (Gymnasium's flatten: a
+    Discrete value or MultiDiscrete component one-hot, Box values copied, Tuple parts one after the other), as
+    decode_batch gives them."""
+    if isinstance(space, spaces.Discrete):
+        return flat.argmax(axis=1).astype(np.int64)
+    if isinstance(space, spaces.Box):
+        return decode_batch(space, flat)
+    parts, offset = [], 0
+    if isinstance(space, spaces.MultiDiscrete):
+        for size in space.nvec.ravel():
+            parts.append(flat[:, offset : offset + size].argmax(axis=1))
+            offset += size
+        return np.stack(parts, axis=1).astype(np.int64).reshape((flat.shape[0], *space.shape))
+    if isinstance(space, spaces.Tuple):
+        for part in space.spaces:
+            size = spaces.flatdim(part)
+            parts.append(decode_flat_batch(part, flat[:, offset : offset + size]))
+            offset += size
+        return tuple(parts)
+    raise TypeError(f"rlm has no raw layout for {space}")
+
+
 def decode_one(space: spaces.Space, raw: np.ndarray) -> Any:
     """One value of `space` from its raw floats: np.int64 for a Discrete value, arrays otherwise, always fresh."""
     batch = decode_batch(space, raw.reshape(1, -1))

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "envs/meta/varibad_action.hpp"
@@ -74,6 +75,13 @@ void PointRobot::reset_task(int task, const Point& start, const Point& second_st
   obs[0] = static_cast<float>(state_[0]);
   obs[1] = static_cast<float>(state_[1]);
   obs[2] = 0.0f;
+}
+
+void PointRobot::restore_golden(const nlohmann::json& state, std::span<float> obs) {
+  const int task = state.at("task").get<int>();
+  if (task < 0 || task >= static_cast<int>(goals_.size()))
+    throw EnvError(fmt::format("{}: golden task {} is outside the {} tasks", id_, task, goals_.size()));
+  reset_task(task, state.at("start").get<Point>(), state.at("second_start").get<Point>(), obs);
 }
 
 bool PointRobot::is_goal_state() const {

@@ -39,7 +39,8 @@
 // As a TaskSplitEnv (envs/env_extensions.hpp) it tells the episode's task and is_goal_state() after each step
 // (pomdp-baselines' learner stores it as the replay's terminal flag while the episode goes on:
 // algo.off_policy.goal_state_terminal), and pin_task() plays a given split task, for the reference's evaluation of
-// every held-out task once.
+// every held-out task once. As a GoldenReplayEnv it starts an episode on a recorded task and start states,
+// {"task": k, "start": [x, y], "second_start": [x, y]}, so that the recordings replay through the Python package too.
 #pragma once
 #include <array>
 #include <string>
@@ -58,7 +59,7 @@ struct PointRobotConfig {
   std::string task_split = "train";  ///< train | eval: the tasks episodes draw from
 };
 
-class PointRobot final : public Env, public TaskSplitEnv {
+class PointRobot final : public Env, public TaskSplitEnv, public GoldenReplayEnv {
  public:
   using Config = PointRobotConfig;
   using Point = std::array<double, 2>;
@@ -77,6 +78,8 @@ class PointRobot final : public Env, public TaskSplitEnv {
   /// Starts an episode on task `task` (an index into goals()) from the given start states of the two inner
   /// episodes, for tests.
   void reset_task(int task, const Point& start, const Point& second_start, std::span<float> obs);
+  /// reset_task() from {"task": k, "start": [x, y], "second_start": [x, y]}.
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   const std::vector<Point>& goals() const { return goals_; }
   const std::vector<int>& split_tasks() const { return split_.tasks(); }  ///< the tasks of this env's split, in order

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "envs/meta/varibad_action.hpp"
@@ -55,6 +56,13 @@ void Wind::reset_task(int task, std::span<float> obs) {
   reached_ = false;
   running_ = true;
   obs[0] = obs[1] = 0.0f;
+}
+
+void Wind::restore_golden(const nlohmann::json& state, std::span<float> obs) {
+  const int task = state.at("task").get<int>();
+  if (task < 0 || task >= static_cast<int>(winds_.size()))
+    throw EnvError(fmt::format("{}: golden task {} is outside the {} tasks", id_, task, winds_.size()));
+  reset_task(task, obs);
 }
 
 bool Wind::is_goal_state() const {

@@ -18,7 +18,8 @@
 // As a TaskSplitEnv (envs/env_extensions.hpp) it tells the episode's task and is_goal_state() after each step
 // (pomdp-baselines' learner stores it as the replay's terminal flag while the episode goes on:
 // algo.off_policy.goal_state_terminal), and pin_task() plays a given split task, for the reference's evaluation of
-// every held-out task once.
+// every held-out task once. As a GoldenReplayEnv it starts an episode on a recorded task, {"task": k}, so that the
+// recordings replay through the Python package too.
 #pragma once
 #include <array>
 #include <string>
@@ -37,7 +38,7 @@ struct WindConfig {
   std::string task_split = "train";  ///< train | eval: the tasks episodes draw from
 };
 
-class Wind final : public Env, public TaskSplitEnv {
+class Wind final : public Env, public TaskSplitEnv, public GoldenReplayEnv {
  public:
   using Config = WindConfig;
   Wind(std::string id, WindConfig config);
@@ -54,6 +55,8 @@ class Wind final : public Env, public TaskSplitEnv {
 
   /// Starts an episode on task `task` (an index into winds()), for tests.
   void reset_task(int task, std::span<float> obs);
+  /// reset_task() from {"task": k}.
+  void restore_golden(const nlohmann::json& state, std::span<float> obs) override;
 
   const std::vector<std::array<double, 2>>& winds() const { return winds_; }
   const std::vector<int>& split_tasks() const { return split_.tasks(); }  ///< the tasks of this env's split, in order
