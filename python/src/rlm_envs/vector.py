@@ -87,6 +87,7 @@ class RlmVectorEnv(VectorEnv):
         self.single_observation_space = to_gymnasium((asked if info_state else self._vec).observation_space)
         self.single_action_space = to_gymnasium(self._vec.action_space)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self._everyone = np.ones(self.num_envs, dtype=bool)  # a mask for _masked, which copies it
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -101,7 +102,7 @@ class RlmVectorEnv(VectorEnv):
         self._fresh = False
         self._vec.reset()
         raw_obs = self._vec.obs()
-        info = self._state_info(raw_obs, np.ones(self.num_envs, dtype=bool)) if self.state_space is not None else {}
+        info = self._state_info(raw_obs, self._everyone) if self.state_space is not None else {}
         return decode_batch(self.single_observation_space, raw_obs[:, self._obs_columns]), info
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -114,7 +115,7 @@ class RlmVectorEnv(VectorEnv):
         # "_key" mask, except where the episode ended, where the step info is under "final_info" and the reset's info
         # (the new episode's state, if asked for) at the top.
         step_info = self._step_info()
-        everyone = np.ones(self.num_envs, dtype=bool)
+        everyone = self._everyone
         if not ended:  # the common step: every env's step info (if any) at the top
             info = self._masked(step_info, everyone) if step_info else {}
             if self.state_space is not None:
