@@ -125,9 +125,10 @@ class RlmVectorEnv(VectorEnv):
         info = self._masked(step_info, ~done) if step_info and not done.all() else {}
         if self.state_space is not None:
             info.update(self._state_info(raw_obs, everyone))
+        rows = done.nonzero()[0]
         raw_final = self._vec.final_obs()
-        final = decode_batch(self.single_observation_space, raw_final[:, self._obs_columns])
-        info["final_obs"], info["_final_obs"] = self._objects(final, done), done
+        final = decode_batch(self.single_observation_space, raw_final[rows, self._obs_columns], fresh=True)
+        info["final_obs"], info["_final_obs"] = self._objects(final, rows), done
         final_info = self._masked(step_info, done)
         if self.state_space is not None:
             final_info.update(self._state_info(raw_final, done))
@@ -136,20 +137,22 @@ class RlmVectorEnv(VectorEnv):
         info["final_info"], info["_final_info"] = final_info, done.copy()
         return obs, rewards, terminated, truncated, info
 
-    def _objects(self, batch: Any, mask: np.ndarray) -> np.ndarray:
-        """Gymnasium's format for values it cannot stack: one object per env where `mask` holds, None elsewhere."""
-        out = np.full(self.num_envs, None, dtype=object)
-        for i in np.flatnonzero(mask):
-            out[i] = _item(batch, i)
+    def _objects(self, batch: Any, rows: np.ndarray) -> np.ndarray:
+        """Gymnasium's format for values it cannot stack: env rows[j]'s value is batch's j-th (a batch of len(rows)),
+        every other env's None."""
+        out = np.empty(self.num_envs, dtype=object)  # all None
+        for j, i in enumerate(rows.tolist()):
+            out[i] = _item(batch, j)
         return out
 
     def _state_info(self, raw: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
         """{"state", "_state"} from the state columns of C++ obs rows, where `mask` holds. As SyncVectorEnv stacks
         RlmEnv's info: an array for a Box or MultiDiscrete state, one tuple per env for a Tuple state."""
-        state = self._decode_state(self.state_space, raw[:, self._state_columns])
-        if isinstance(state, tuple):
-            return {"state": self._objects(state, mask), "_state": mask.copy()}
-        return self._masked({"state": state}, mask)
+        if isinstance(self.state_space, spaces.Tuple):
+            rows = mask.nonzero()[0]
+            state = self._decode_state(self.state_space, raw[rows, self._state_columns])
+            return {"state": self._objects(state, rows), "_state": mask.copy()}
+        return self._masked({"state": self._decode_state(self.state_space, raw[:, self._state_columns])}, mask)
 
     def _step_info(self) -> dict[str, np.ndarray]:
         """What RlmEnv's step info holds for every env, batched (the meta-RL envs' task and goal state)."""
