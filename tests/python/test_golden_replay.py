@@ -124,3 +124,32 @@ def test_meta_toys_golden_replays_through_python(toy, variant):
             assert info["goal_state"] == (episode["goal"][t] == 1), where
             reached = reached or info["goal_state"]
         assert truncated and info["success"] == reached
+
+
+@pytest.mark.parametrize(
+    ("env_id", "record", "options", "split"),
+    [
+        ("meta/Wind", "shm_wind_200", {}, "split_50_150"),
+        ("meta/Wind", "shm_wind_200", {"train_tasks": 10}, "split_10_190"),
+        ("meta/Wind", "pomdp_baselines_wind_60", {"variant": "original"}, "split_40_20"),
+        ("meta/PointRobot", "shm_point_robot_sparse_200", {}, "split_50_150"),
+        ("meta/PointRobot", "shm_point_robot_sparse_200", {"train_tasks": 10}, "split_10_190"),
+    ],
+)
+def test_meta_task_splits_through_python(env_id, record, options, split):
+    """The task lists and the learner's train/eval splits (tests/data/pomdp_baselines/meta_tasks_golden.json, the
+    reference's np.random.seed(1337) stream): pinning split task k plays task split[k]. For Wind, one step of the null
+    action (VariBadWrapper maps 0 to the middle of the env's Box, 0.0) moves the point from (0, 0) by the task's
+    wind alone, so the obs is that wind, rounded to float32."""
+    data = json.loads((DATA / "pomdp_baselines/meta_tasks_golden.json").read_text())[record]
+    for which in ("train", "eval"):
+        env = RlmEnv(env_id, task_split=which, **options)
+        tasks = data[split][which]
+        assert env._env.split_size == len(tasks)
+        for k, task in enumerate(tasks):
+            env.pin_task(k)
+            env.reset(seed=k)
+            obs, _, _, _, info = env.step(np.zeros(2, dtype=np.float32))
+            assert info["task"] == task, f"{which} split, task {k}"
+            if env_id == "meta/Wind":
+                np.testing.assert_array_equal(obs, np.float32(data["winds"][task]), err_msg=f"task {task}")
