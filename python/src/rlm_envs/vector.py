@@ -87,8 +87,8 @@ class RlmVectorEnv(VectorEnv):
         self.single_observation_space = to_gymnasium((asked if info_state else self._vec).observation_space)
         self.single_action_space = to_gymnasium(self._vec.action_space)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._everyone = np.ones(self.num_envs, dtype=bool)  # a mask for _masked, which copies it
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._everyone = np.ones(self.num_envs, dtype=bool)  # a mask for _masked, which copies it
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if seed is not None:
