@@ -3,8 +3,11 @@
 # env thread-scaling benchmark, and writes every log and result into RESULTS_DIR.
 #   Usage: scripts/gpu_check.sh RESULTS_DIR [STAGE ...]
 #   STAGE: build, cuda (the [cuda] tests), bench (memory layer and PPO on the GPU), test (ctest), envs (env
-#   throughput and 2- and 8-thread scaling), learn (learning curves at full scale). Default: the first five, in that
-#   order, most important first; learn only when named.
+#   throughput and 2- and 8-thread scaling), learn (learning curves at full scale), concurrent (aggregate env steps/s
+#   of N runs sharing the GPU through `rlm sweep --runs-per-gpu N`, without and with MPS). Default: the first five,
+#   in that order, most important first; learn and concurrent only when named.
+#   RLM_CONCURRENT_N, RLM_CONCURRENT_SECONDS, RLM_CONCURRENT_CONFIG: the concurrent stage's run counts (default
+#   "1 4 8"), how long each sweep trains (default 45 s) and the config (default SHM Table 1's GRU RepeatPreviousEasy).
 #   RLM_BUILD_TARGETS: what the build stage builds (default: everything; `rlm` is enough for learn).
 #   RLM_LEARN_RUNS, RLM_LEARN_SECONDS: the learn stage's run list (default scripts/learn_runs/
 #   repeat_previous_easy.txt) and how long its runs train (default 420 s).
@@ -20,14 +23,14 @@
 # carried in .deps/debs (scripts/fetch_gpu_debs.sh downloads them; pass carry=[".deps"] to the run tool) and are
 # unpacked into .deps/root.
 set -uo pipefail
-RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs|learn ...]}"
+RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs|learn|concurrent ...]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build cuda bench test envs)
 for stage in "${STAGES[@]}"; do
   case "$stage" in
-    build | cuda | bench | test | envs | learn) ;;
-    *) echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs, learn)" >&2; exit 2 ;;
+    build | cuda | bench | test | envs | learn | concurrent) ;;
+    *) echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs, learn, concurrent)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$RESULTS"
@@ -141,6 +144,45 @@ stage_learn() {
   done
   "$PYTHON" -m scripts.learn_summary "$work/runs" --csv "$RESULTS/learn_curves.csv" | tee "$RESULTS/learn_summary.txt"
   tar -czf "$RESULTS/learn_logs.tar.gz" --exclude=checkpoints -C "$work" .
+}
+
+# Aggregate throughput of runs sharing the GPU (issue 33, goal 1: SHM Table 1 in 8 hours needs >= 56k env steps/s
+# summed over its runs). For each N of RLM_CONCURRENT_N, N seeds of one config train at once through `rlm sweep
+# --runs-per-gpu N` for RLM_CONCURRENT_SECONDS and then get SIGTERM; first as plain processes (the GPU time-slices
+# between their contexts), then under NVIDIA MPS where nvidia-cuda-mps-control starts (kernels of different
+# processes may overlap). concurrent.txt: each run's median env steps/s over its iterations after the first, and their
+# sum per N.
+stage_concurrent() {
+  local config="${RLM_CONCURRENT_CONFIG:-configs/repro/shm_table1/gru/repeat_previous_easy.yaml}"
+  local seconds="${RLM_CONCURRENT_SECONDS:-45}" work=build-gpu/concurrent mps n name
+  rm -rf "$work"
+  mkdir -p "$work"
+  for mps in off on; do
+    if [ "$mps" = on ]; then
+      export CUDA_MPS_PIPE_DIRECTORY="$PWD/$work/mps_pipe" CUDA_MPS_LOG_DIRECTORY="$PWD/$work/mps_log"
+      mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+      nvidia-cuda-mps-control -d || { echo "MPS: nvidia-cuda-mps-control does not start; skipped"; break; }
+    fi
+    for n in ${RLM_CONCURRENT_N:-1 4 8}; do
+      name="mps_${mps}_n$n"
+      printf 'name: %s\nconfigs: %s\noverrides:\n  experiment.device: cuda\n  logging.tensorboard: false\nseeds: %s\n' \
+        "$name" "$PWD/$config" "$n" > "$work/$name.yaml"
+      timeout -s TERM -k 60 "$seconds" ./build-gpu/rlm sweep --config "$work/$name.yaml" --out "$work/$name" \
+        --runs-per-gpu "$n" > "$work/$name.log" 2>&1
+      "$PYTHON" - "$work/$name" "$name" <<'PY' | tee -a "$RESULTS/concurrent.txt"
+import json, pathlib, statistics, sys
+rates = []
+for path in sorted(pathlib.Path(sys.argv[1]).glob("runs/*/metrics.jsonl")):
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    sps = [r["charts/steps_per_second"] for r in rows[1:] if "charts/steps_per_second" in r]
+    if sps:
+        rates.append(statistics.median(sps))
+print(f"{sys.argv[2]}: {len(rates)} runs, env steps/s each {[round(r) for r in rates]}, sum {round(sum(rates))}")
+PY
+    done
+    [ "$mps" = on ] && echo quit | nvidia-cuda-mps-control
+  done
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }
 
 for stage in "${STAGES[@]}"; do

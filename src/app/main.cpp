@@ -32,13 +32,14 @@ constexpr const char* kUsage = R"(usage: rlm <command> [options]
   bench-memory [--device D] [--sequences N] [--steps T] [--only TYPE] [--json FILE]
                                              scan and memory backends: minibatch fwd+bwd, step latency
   envs                                       list environment ids with their spaces
-  sweep --config SWEEP.yaml [--jobs N] [--out DIR] [--dry-run]
-                                             train every run of a sweep file with N local workers
-  sweep --config SWEEP.yaml --emit slurm DIR [--partition P --time T --gpus G --cpus C --mem M --concurrency K]
-                                             write a Slurm job array of the same runs
+  sweep --config SWEEP.yaml [--jobs N | --runs-per-gpu N] [--out DIR] [--dry-run]
+                                             train every run of a sweep file with N local workers (or N per GPU)
+  sweep --config SWEEP.yaml --emit slurm DIR [--runs-per-gpu N] [--partition P --time T --gpus G --cpus C --mem M
+        --concurrency K]                     write a Slurm job array of the same runs (N per GPU in each task)
   sweep --config SWEEP.yaml --collect [--metric TAG]
                                              final and best values per group, mean ± std over seeds
-  reproduce <paper>/<table> [--budget F] [--seeds N] [--cells A,B] [--jobs N] [--emit slurm DIR] [--collect]
+  reproduce <paper>/<table> [--budget F] [--seeds N] [--cells A,B] [--jobs N | --runs-per-gpu N]
+            [--emit slurm DIR] [--collect]
                                              a paper table's runs, then ours beside the published numbers (--list)
   plot RUN_DIR... --out DIR [--metrics TAG,...]  learning curves (the ./rlm script runs scripts/plot_runs.py)
 )";

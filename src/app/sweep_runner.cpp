@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <torch/cuda.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <span>
+#include <sstream>
 #include <string_view>
 #include <thread>
 
@@ -173,10 +176,10 @@ std::string describe_changes(const sweep::SweepRun& run, const std::vector<std::
 /// Before a sweep starts its workers or emits its array: refuses (ConfigError) when runs in the folder were trained
 /// with values the sweep file no longer gives, unless `rerun_changed`, which empties those folders (each under its
 /// lock, so never one in use) so that they train again.
-void check_unchanged_runs(const SweepJob& job, bool rerun_changed) {
+void check_unchanged_runs(const SweepJob& job, std::span<const sweep::SweepRun> runs, bool rerun_changed) {
   std::vector<std::string> described;
   size_t changed = 0;
-  for (const auto& run : job.runs) {
+  for (const auto& run : runs) {
     const fs::path dir = run_dir_of(job, run);
     const auto changes = changed_values(run, dir);
     if (changes.empty()) continue;
@@ -191,6 +194,24 @@ void check_unchanged_runs(const SweepJob& job, bool rerun_changed) {
     }
   }
   if (!rerun_changed && changed > 0) refuse_changed_runs(job, changed, described);
+}
+
+/// --only's value: "I", one run trained in this process (what a worker does), or "A-B", runs A to B with local
+/// workers (what a packed array task does; B past the last run means the last).
+struct OnlyRuns {
+  size_t first = 0, last = 0;
+  bool range = false;
+};
+
+OnlyRuns parse_only(const std::string& value, size_t runs) {
+  const size_t dash = value.find('-');
+  const auto a = parse_integer(value.substr(0, dash));
+  const auto b = dash == std::string::npos ? a : parse_integer(value.substr(dash + 1));
+  if (!a || !b || *a < 0 || *b < *a)
+    throw UsageError(fmt::format("--only {}: not a run index I or a range of them A-B", value));
+  if (static_cast<size_t>(*a) >= runs)
+    throw UsageError(fmt::format("--only {}: the sweep has {} runs (0 to {})", value, runs, runs - 1));
+  return {static_cast<size_t>(*a), std::min(static_cast<size_t>(*b), runs - 1), dash != std::string::npos};
 }
 
 // ---- one run (--only I): what a worker and a Slurm array task do ----
@@ -257,6 +278,15 @@ struct Child {
   const sweep::SweepRun* run;
   std::chrono::steady_clock::time_point start;
   std::uintmax_t log_offset = 0;  ///< the log's size when this attempt started
+  int gpu = -1;                   ///< its index in Placement::gpus, or -1
+};
+
+/// How many local workers run at once, and where: `jobs` of them, or, with GPUs, `runs_per_gpu` on each of `gpus`
+/// (CUDA_VISIBLE_DEVICES values), each worker seeing only its own.
+struct Placement {
+  int jobs = 1;
+  std::vector<std::string> gpus;
+  int runs_per_gpu = 0;
 };
 
 fs::path log_of(const SweepJob& job, const sweep::SweepRun& run) { return job.dir / "logs" / (run.id + ".log"); }
@@ -267,7 +297,8 @@ std::uintmax_t size_or_zero(const fs::path& file) {
   return ec ? 0 : size;
 }
 
-pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
+/// Starts `rlm <child_command> --only I` for `run`; with a `gpu`, the worker sees only that one (CUDA_VISIBLE_DEVICES).
+pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run, const std::string& gpu) {
   const fs::path log = log_of(job, run);
   std::vector<std::string> argv_s = {self_executable().string()};
   argv_s.insert(argv_s.end(), job.child_command.begin(), job.child_command.end());
@@ -280,8 +311,13 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
   // The workers learn the sweep's pid: they stop (through a checkpoint) when it dies, and do not take its forwarded
   // copy of a signal for a second one (core/stop_signal.hpp).
   std::vector<std::string> env_s = {fmt::format("{}={}", kSweepParentVariable, getpid())};
-  for (char** e = environ; *e != nullptr; ++e)
-    if (!std::string_view(*e).starts_with(std::string(kSweepParentVariable) + "=")) env_s.emplace_back(*e);
+  if (!gpu.empty()) env_s.push_back("CUDA_VISIBLE_DEVICES=" + gpu);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.starts_with(std::string(kSweepParentVariable) + "=")) continue;
+    if (!gpu.empty() && entry.starts_with("CUDA_VISIBLE_DEVICES=")) continue;
+    env_s.emplace_back(*e);
+  }
   std::vector<char*> envp = null_terminated(env_s);
   // SIGINT and SIGTERM blocked until the worker's handlers are in (core/stop_signal.cpp): a stop sent while it
   // loads then waits for them instead of killing it.
@@ -303,7 +339,8 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run) {
   return pid;
 }
 
-int run_local(const SweepJob& job, int jobs) {
+/// Trains runs [first, last] of the sweep with local workers placed as `placement` says.
+int run_local(const SweepJob& job, size_t first, size_t last, const Placement& placement) {
   const auto& spec = job.spec;
   const auto& runs = job.runs;
   const fs::path& sweep_dir = job.dir;
@@ -312,16 +349,24 @@ int run_local(const SweepJob& job, int jobs) {
   write_file_atomic(sweep_dir / "sweep.json", manifest(spec, runs).dump(2));
   std::vector<const sweep::SweepRun*> queue;
   int already = 0;
-  for (const auto& r : runs) {
-    if (fs::exists(sweep_dir / "runs" / r.id / "done.json")) {
+  for (size_t i = first; i <= last; ++i) {
+    if (fs::exists(sweep_dir / "runs" / runs[i].id / "done.json")) {
       ++already;
     } else {
-      queue.push_back(&r);
+      queue.push_back(&runs[i]);
     }
   }
-  fmt::print("[sweep] {}: {} runs ({} finished before), {} worker(s); folder {}\n", spec.name, runs.size(), already,
-             jobs, sweep_dir.string());
+  const int jobs =
+      placement.gpus.empty() ? placement.jobs : placement.runs_per_gpu * static_cast<int>(placement.gpus.size());
+  const std::string part = first == 0 && last + 1 == runs.size() ? "" : fmt::format(" {} to {} of", first, last);
+  fmt::print("[sweep] {}:{} {} runs ({} finished before), {} worker(s){}; folder {}\n", spec.name, part, runs.size(),
+             already, jobs,
+             placement.gpus.empty()
+                 ? ""
+                 : fmt::format(", {} on each of GPU {}", placement.runs_per_gpu, fmt::join(placement.gpus, ", ")),
+             sweep_dir.string());
   std::fflush(stdout);
+  std::vector<int> on_gpu(placement.gpus.size(), 0);  // workers running on each GPU
 
   struct sigaction action {};
   action.sa_handler = sweep_stop;  // no SA_RESTART: waitpid returns EINTR so the stop is seen at once
@@ -340,8 +385,14 @@ int run_local(const SweepJob& job, int jobs) {
     while (!g_sweep_stop && next < queue.size() && static_cast<int>(children.size()) < jobs) {
       const auto* run = queue[next++];
       const auto offset = size_or_zero(log_of(job, *run));
-      children[spawn_run(job, *run)] = {run, std::chrono::steady_clock::now(), offset};
-      fmt::print("[sweep] started {} ({}/{})\n", run->id, run->index + 1, runs.size());
+      // The GPU with the fewest workers (fewer than runs_per_gpu, since fewer than `jobs` run).
+      const int gpu =
+          on_gpu.empty() ? -1 : static_cast<int>(std::min_element(on_gpu.begin(), on_gpu.end()) - on_gpu.begin());
+      const std::string gpu_name = gpu < 0 ? "" : placement.gpus[static_cast<size_t>(gpu)];
+      children[spawn_run(job, *run, gpu_name)] = {run, std::chrono::steady_clock::now(), offset, gpu};
+      if (gpu >= 0) ++on_gpu[static_cast<size_t>(gpu)];
+      fmt::print("[sweep] started {} ({}/{}){}\n", run->id, run->index + 1, runs.size(),
+                 gpu < 0 ? "" : " on GPU " + gpu_name);
       std::fflush(stdout);
     }
     if (g_sweep_stop && !forwarded) {
@@ -360,6 +411,7 @@ int run_local(const SweepJob& job, int jobs) {
     if (it == children.end()) continue;
     const Child child = it->second;
     children.erase(it);
+    if (child.gpu >= 0) --on_gpu[static_cast<size_t>(child.gpu)];
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
     const fs::path log = log_of(job, *child.run);
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) {
@@ -392,7 +444,8 @@ int run_local(const SweepJob& job, int jobs) {
                failed, left);
     return 128 + g_sweep_stop;
   }
-  fmt::print("[sweep] {} of {} runs finished{}{}{}; collect with: rlm {} --collect\n", already + finished, runs.size(),
+  fmt::print("[sweep] {} of {}{} runs finished{}{}{}; collect with: rlm {} --collect\n", already + finished,
+             last - first + 1, part.empty() ? "" : fmt::format(" (runs {} to {})", first, last),
              stopped ? fmt::format(", {} stopped (rerun the same command to resume them)", stopped) : "",
              busy ? fmt::format(", {} in use by another process (not touched)", busy) : "",
              failed ? fmt::format(", {} FAILED", failed) : "", shell_words(job.child_command));
@@ -421,7 +474,9 @@ void check_script_path(const std::string& what, const fs::path& path, bool in_sb
     throw UsageError(fmt::format("{} '{}': '%' and '\"' cannot appear in a Slurm #SBATCH --output path", what, text));
 }
 
-void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
+/// The job array: task i trains run i, or, with `runs_per_gpu`, runs i·P to i·P + P − 1 at once, P = runs_per_gpu
+/// times the task's GPUs (a task without GPUs: P = runs_per_gpu, placed on whatever GPUs it sees).
+void emit_slurm(const SweepJob& job, const fs::path& out_dir, int threads, int runs_per_gpu) {
   const auto& spec = job.spec;
   const auto& runs = job.runs;
   const fs::path& sweep_dir = job.dir;
@@ -435,10 +490,16 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
   const auto directive_value = [](const std::string& v) {
     return v.find_first_of(" \t") == std::string::npos ? v : "\"" + v + "\"";
   };
+  const int per_task = runs_per_gpu > 0 ? runs_per_gpu * std::max(1, s.gpus) : 1;
+  const size_t tasks = (runs.size() + static_cast<size_t>(per_task) - 1) / static_cast<size_t>(per_task);
+  const std::string trains = per_task == 1
+                                 ? "run i"
+                                 : fmt::format("runs {0}i to {0}i + {1}, {0} at once ({2} on each of its GPUs),",
+                                               per_task, per_task - 1, runs_per_gpu);
   std::string script = fmt::format(
       "#!/usr/bin/env bash\n"
       "# Slurm job array of the sweep '{}' ({} runs), written by `rlm {} --emit slurm`. Array task i trains\n"
-      "# run i of the sweep (index, id and overrides: {}/sweep.json) into {}/runs/<id>;\n"
+      "# {} of the sweep (index, id and overrides: {}/sweep.json) into {}/runs/<id>;\n"
       "# resubmitting skips finished runs and resumes interrupted ones from their checkpoints. To stop a task\n"
       "# through a checkpoint: scancel --batch --signal=TERM JOB_TASK (rlm is the task's batch shell and it runs no\n"
       "# job steps, the only thing a plain scancel --signal reaches).\n"
@@ -447,9 +508,9 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
       "#SBATCH --output={}\n"
       "#SBATCH --cpus-per-task={}\n"
       "#SBATCH --signal=B:TERM@120\n",
-      spec.name, runs.size(), job.child_command.front(), abs_sweep_dir.string(), abs_sweep_dir.string(), spec.name,
-      runs.size() - 1, s.concurrency > 0 ? fmt::format("%{}", s.concurrency) : "",
-      directive_value(abs_sweep_dir.string() + "/logs/slurm-%A_%a.log"), s.cpus > 0 ? s.cpus : cpus);
+      spec.name, runs.size(), job.child_command.front(), trains, abs_sweep_dir.string(), abs_sweep_dir.string(),
+      spec.name, tasks - 1, s.concurrency > 0 ? fmt::format("%{}", s.concurrency) : "",
+      directive_value(abs_sweep_dir.string() + "/logs/slurm-%A_%a.log"), s.cpus > 0 ? s.cpus : threads * per_task);
   if (!s.partition.empty()) script += "#SBATCH --partition=" + s.partition + "\n";
   if (!s.time.empty()) script += "#SBATCH --time=" + s.time + "\n";
   if (s.gpus > 0) script += fmt::format("#SBATCH --gres=gpu:{}\n", s.gpus);
@@ -459,17 +520,26 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int cpus) {
   script += fmt::format(
       "set -euo pipefail\n"
       "cd {}\n"
+      "task=${{SLURM_ARRAY_TASK_ID:?run this with sbatch}}\n"
       "# --signal above: SIGTERM two minutes before the time limit, so the run checkpoints and a resubmission "
-      "resumes.\n"
-      "exec {} {} --only \"${{SLURM_ARRAY_TASK_ID:?run this with sbatch}}\"\n",
-      quote(fs::current_path().string()), quote(self_executable().string()), shell_words(job.child_command));
+      "resumes.\n",
+      quote(fs::current_path().string()));
+  const std::string command = quote(self_executable().string()) + " " + shell_words(job.child_command);
+  if (per_task == 1) {
+    script += fmt::format("exec {} --only \"$task\"\n", command);
+  } else {
+    // The task's runs as local workers of one `rlm`, which passes the SIGTERM on to each of them.
+    script += fmt::format("exec {0} --runs-per-gpu {1} --only \"$((task * {2}))-$((task * {2} + {3}))\"\n", command,
+                          runs_per_gpu, per_task, per_task - 1);
+  }
   create_folders(out_dir, "--emit slurm folder");
   create_folders(sweep_dir / "logs", "sweep folder");
   write_file_atomic(sweep_dir / "sweep.json", manifest(spec, runs).dump(2));
   const fs::path file = out_dir / (spec.name + ".sbatch");
   write_file_atomic(file, script);
   fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
-  fmt::print("[sweep] wrote {} ({} array tasks); submit with: sbatch {}\n", file.string(), runs.size(), file.string());
+  fmt::print("[sweep] wrote {} ({} array tasks{}); submit with: sbatch {}\n", file.string(), tasks,
+             per_task == 1 ? "" : fmt::format(" of {} runs", per_task), file.string());
 }
 
 }  // namespace
@@ -524,24 +594,62 @@ void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm) {
   if (const auto v = count_flag(parsed, "concurrency")) slurm.concurrency = *v;
 }
 
+std::vector<std::string> visible_gpus() {
+  std::vector<std::string> gpus;
+  if (const char* list = std::getenv("CUDA_VISIBLE_DEVICES"); list != nullptr) {
+    std::istringstream entries(list);
+    for (std::string entry; std::getline(entries, entry, ',');) {
+      entry = config_reader::trim(entry);
+      if (!entry.empty()) gpus.push_back(entry);
+    }
+    return gpus;
+  }
+  const int count = static_cast<int>(torch::cuda::device_count());
+  for (int i = 0; i < count; ++i) gpus.push_back(std::to_string(i));
+  return gpus;
+}
+
 int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<fs::path>& emit_dir) {
   const bool rerun_changed = parsed.has("rerun-changed");
-  if (const auto only = count_flag(parsed, "only")) return run_one(job, *only, parsed.has("dry-run"), rerun_changed);
+  const auto runs_per_gpu = count_flag(parsed, "runs-per-gpu");
+  if (runs_per_gpu && *runs_per_gpu < 1) throw UsageError("--runs-per-gpu must be at least 1");
+  if (runs_per_gpu && parsed.has("jobs"))
+    throw UsageError("--jobs and --runs-per-gpu both say how many runs train at once; give one of them");
+  size_t first = 0, last = job.runs.size() - 1;
+  if (const auto only = parsed.get("only")) {
+    const OnlyRuns selected = parse_only(*only, job.runs.size());
+    if (!selected.range) return run_one(job, static_cast<int>(selected.first), parsed.has("dry-run"), rerun_changed);
+    if (emit_dir) throw UsageError("--only and --emit slurm: the array's tasks choose their runs; give one of them");
+    first = selected.first;
+    last = selected.last;
+  }
+  const std::span<const sweep::SweepRun> runs(job.runs.data() + first, last - first + 1);
   // Every run's config, then what the folder holds, before anything starts and before sweep.json claims new values.
   const int threads = check_run_configs(job);
-  if (!parsed.has("dry-run")) check_unchanged_runs(job, rerun_changed);
+  if (!parsed.has("dry-run")) check_unchanged_runs(job, runs, rerun_changed);
   if (emit_dir) {
-    emit_slurm(job, *emit_dir, threads);
+    emit_slurm(job, *emit_dir, threads, runs_per_gpu.value_or(0));
     return 0;
   }
   if (parsed.has("dry-run")) {
-    for (const auto& run : job.runs) fmt::print("[{}] {}: {}\n", run.index, run.id, train_command_line(run));
+    for (const auto& run : runs) fmt::print("[{}] {}: {}\n", run.index, run.id, train_command_line(run));
     return 0;
   }
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int jobs = count_flag(parsed, "jobs").value_or(std::max(1, cores / threads));
-  if (jobs < 1) throw UsageError("--jobs must be at least 1");
-  return run_local(job, jobs);
+  Placement placement;
+  if (runs_per_gpu) {
+    placement.runs_per_gpu = *runs_per_gpu;
+    placement.gpus = visible_gpus();
+    if (placement.gpus.empty())
+      throw UsageError(
+          fmt::format("--runs-per-gpu {}: no GPU is visible (CUDA_VISIBLE_DEVICES is empty, or CUDA finds no device); "
+                      "give --jobs N instead",
+                      *runs_per_gpu));
+  } else {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    placement.jobs = count_flag(parsed, "jobs").value_or(std::max(1, cores / threads));
+    if (placement.jobs < 1) throw UsageError("--jobs must be at least 1");
+  }
+  return run_local(job, first, last, placement);
 }
 
 }  // namespace rlm::app

@@ -24,8 +24,8 @@ struct SweepJob {
 };
 
 /// The flags every sweep-running command takes, besides its own.
-inline const std::vector<std::string> kRunnerFlags = {"jobs", "only", "partition", "time",       "gpus",
-                                                      "cpus", "mem",  "account",   "concurrency"};
+inline const std::vector<std::string> kRunnerFlags = {"jobs", "only", "runs-per-gpu", "partition", "time",
+                                                      "gpus", "cpus", "mem",          "account",   "concurrency"};
 inline const std::vector<std::string> kRunnerSwitches = {"dry-run", "rerun-changed"};
 /// A worker's exit status when another process holds its run's folder (EX_TEMPFAIL): the run is left alone.
 inline constexpr int kExitRunInUse = 75;
@@ -37,12 +37,18 @@ void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm);
 /// A non-negative count flag, or nullopt; a UsageError for anything else.
 std::optional<int> count_flag(const ParsedArgs& parsed, const char* name);
 
-/// --only I (one run, in this process), --emit slurm DIR, --dry-run, or every run with --jobs N local workers
-/// (default: the cores over the runs' experiment.torch_threads). Every run's config is loaded before anything starts,
-/// and runs already trained with other values than the sweep file now gives are refused (--rerun-changed: trained
-/// again from scratch).
+/// --only I (one run, in this process), --emit slurm DIR, --dry-run, or every run (--only A-B: runs A to B) with local
+/// workers: --jobs N at a time (default: the cores over the runs' experiment.torch_threads), or --runs-per-gpu N, N
+/// on each visible GPU, each worker seeing only its own through CUDA_VISIBLE_DEVICES. With --emit slurm and
+/// --runs-per-gpu N, array task i trains N runs on each of its GPUs at once (`--only A-B`). Every run's config is
+/// loaded before anything starts, and runs already trained with other values than the sweep file now gives are
+/// refused (--rerun-changed: trained again from scratch).
 /// Returns the exit status: 0 when every run finished, 1 when some failed, 128 + signal when interrupted.
 int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<std::filesystem::path>& emit_dir);
+
+/// The GPUs that --runs-per-gpu places workers on, as values of CUDA_VISIBLE_DEVICES: the entries of this process's
+/// CUDA_VISIBLE_DEVICES when it is set (as Slurm sets it for a job's GPUs), else every device CUDA sees, by index.
+std::vector<std::string> visible_gpus();
 
 /// "rlm train --config FILE key=value ..." for a run (dry runs, messages).
 std::string train_command_line(const sweep::SweepRun& run);

@@ -5,6 +5,7 @@
 # - a 2x2 sweep's array is submitted, runs, and `--collect` gives its table;
 # - `scancel --batch --signal=TERM` to a running array task makes the run checkpoint and stop; resubmitting the same script
 #   skips the finished runs and resumes that one, which ends bitwise equal to an uninterrupted run of it;
+# - a packed array (--runs-per-gpu 2) trains two runs per task;
 # Where the daemons cannot start (no packages, not root), it reports a skip with the reason (exit 77), never a pass.
 # Usage: test_cli_slurm.sh PATH_TO_RLM_BINARY
 set -uo pipefail
@@ -177,6 +178,22 @@ PY
 "$RLM" sweep --config S.yaml --out D --collect >collect.log 2>&1 &&
   grep -q "4 of 4 runs finished" collect.log && [ "$(wc -l <D/results.csv)" -eq 3 ] &&
   ok "--collect: a table of 2 groups, 4 of 4 runs" || fail "--collect: $(cat collect.log)"
+
+# A packed array (--runs-per-gpu 2, issue 33): 2 tasks of 2 runs, each task one `rlm sweep --only A-B` whose two
+# workers train at once on the task's GPU. The node has none, so the tasks are told of one (CUDA_VISIBLE_DEVICES=0,
+# passed on by sbatch); the runs train on the CPU.
+"$RLM" sweep --config S.yaml --out P --emit slurm packed --runs-per-gpu 2 >emit_packed.log 2>&1 ||
+  fail "emit --runs-per-gpu: $(cat emit_packed.log)"
+grep -q '^#SBATCH --array=0-1$' packed/slurm_test.sbatch && ok "a packed array has a task per 2 runs" ||
+  fail "packed array line: $(grep array packed/slurm_test.sbatch)"
+job3=$(CUDA_VISIBLE_DEVICES=0 sbatch --parsable packed/slurm_test.sbatch 2>sbatch.err) ||
+  fail "sbatch (packed): $(cat sbatch.err)"
+wait_for_array "$job3" 300 || fail "the packed array did not finish within 300 s"
+finished=$(ls P/runs/*/done.json 2>/dev/null | wc -l)
+[ "$finished" -eq 4 ] && ok "the packed array finished all 4 runs" ||
+  fail "$finished of 4 packed runs finished: $(tail -n 3 P/logs/slurm-*.log)"
+grep -q "2 to 3 of 4 runs (0 finished before), 2 worker(s), 2 on each of GPU 0" "P/logs/slurm-${job3}_1.log" &&
+  ok "packed task 1 trained runs 2 and 3 as two workers" || fail "packed task 1: $(cat "P/logs/slurm-${job3}_1.log")"
 
 [ "$failures" -eq 0 ] && echo "all Slurm checks passed" || echo "$failures Slurm check(s) failed"
 [ "$failures" -eq 0 ]

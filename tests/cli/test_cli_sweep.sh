@@ -278,4 +278,58 @@ bash -n slurm2/tiny.sbatch || fail "the script for a folder with a space is not 
 grep -q '^#SBATCH --output=".*/with space/logs/slurm-%A_%a.log"$' slurm2/tiny.sbatch || fail "quoted --output line"
 grep -q -- "--out '.*/with space' --only" slurm2/tiny.sbatch || fail "quoted --out in the exec line"
 [ ! -e PWNED ] || fail "a Slurm option ran a command"
+
+# --runs-per-gpu N (issue 33): N workers at once on each visible GPU, each seeing only its own through
+# CUDA_VISIBLE_DEVICES. The runs train on the CPU here; what is checked is where the workers are placed: two long runs
+# with one per GPU of "3,5", each worker's environment read while it trains, then a SIGTERM to the sweep, which
+# reaches both (checkpointed, exit 143).
+sed -e 's/^name: ext/name: packed_ext/' -e 's/^seeds: 1/seeds: 2/' ext.yaml >packed_ext.yaml
+CUDA_VISIBLE_DEVICES=3,5 "$RLM" sweep --config packed_ext.yaml --runs-per-gpu 1 >packed_ext.log 2>&1 &
+sweep_pid=$!
+workers=""
+for _ in $(seq 1 600); do
+  workers=$(pgrep -P "$sweep_pid" -f -- "--only" || true)
+  [ "$(echo "$workers" | wc -w)" -eq 2 ] && [ "$(ls runs/sweeps/packed_ext/runs/*/checkpoints/ckpt_*.rlmckpt 2>/dev/null |
+    wc -l)" -ge 2 ] && break
+  sleep 0.05
+done
+seen=$(for w in $workers; do tr '\0' '\n' <"/proc/$w/environ" | grep '^CUDA_VISIBLE_DEVICES=' || true; done |
+  sort | tr '\n' ' ')
+kill -TERM "$sweep_pid"
+status=0
+wait "$sweep_pid" || status=$?
+cat packed_ext.log
+[ "$seen" = "CUDA_VISIBLE_DEVICES=3 CUDA_VISIBLE_DEVICES=5 " ] || fail "one worker on each GPU, got: $seen"
+grep -q '2 runs (0 finished before), 2 worker(s), 1 on each of GPU 3, 5' packed_ext.log || fail "packed header line"
+grep -q 'started gru_repeat_first__model.memory.type=gru__seed=0 (1/2) on GPU 3$' packed_ext.log || fail "run 0 on GPU 3"
+grep -q 'started gru_repeat_first__model.memory.type=gru__seed=1 (2/2) on GPU 5$' packed_ext.log || fail "run 1 on GPU 5"
+[ "$status" -eq 143 ] && [ "$(grep -c 'exit 143; its checkpoint is kept' packed_ext.log)" -eq 2 ] ||
+  fail "a SIGTERM to a packed sweep should stop both workers through checkpoints (status $status)"
+# Packed Slurm array: 4 runs, 2 per GPU and 1 GPU a task: 2 tasks; task 1 trains runs 2 and 3 (ffm) as two workers.
+"$RLM" sweep --config sweep.yaml --out packed --emit slurm slurm3 --runs-per-gpu 2 --gpus 1 >emit3.log
+cat emit3.log
+script=slurm3/tiny.sbatch
+bash -n "$script" || fail "the packed Slurm script is not valid bash"
+grep -q '^#SBATCH --array=0-1$' "$script" || fail "packed array line"
+grep -q '^#SBATCH --cpus-per-task=2$' "$script" || fail "packed tasks ask for each run's threads"
+grep -q -- '--runs-per-gpu 2 --only "$((task \* 2))-$((task \* 2 + 1))"$' "$script" || fail "packed exec line"
+SLURM_ARRAY_TASK_ID=1 CUDA_VISIBLE_DEVICES=0 bash "$script" >task1.log 2>&1 || { cat task1.log; fail "packed task 1"; }
+cat task1.log
+grep -q 'tiny: 2 to 3 of 4 runs (0 finished before), 2 worker(s), 2 on each of GPU 0' task1.log ||
+  fail "packed task header"
+grep -q '2 of 2 (runs 2 to 3) runs finished' task1.log || fail "packed task summary"
+[ "$(ls packed/runs/*/done.json | wc -l)" -eq 2 ] && [ -f packed/runs/gru_repeat_first__model.memory.type=ffm__seed=0/done.json ] ||
+  fail "packed task 1 should train runs 2 and 3 only: $(ls packed/runs/*/done.json)"
+expect_usage_error() {  # PATTERN ARGS...: exit 2 with PATTERN
+  local pattern="$1"
+  shift
+  status=0
+  "$RLM" sweep --config sweep.yaml --out usage "$@" 2>usage.err || status=$?
+  [ "$status" -eq 2 ] && grep -q -- "$pattern" usage.err || fail "sweep $*: status $status, $(cat usage.err)"
+}
+expect_usage_error "--runs-per-gpu must be at least 1" --runs-per-gpu 0
+expect_usage_error "--jobs and --runs-per-gpu both" --runs-per-gpu 2 --jobs 2
+CUDA_VISIBLE_DEVICES="" expect_usage_error "--runs-per-gpu 1: no GPU is visible" --runs-per-gpu 1
+expect_usage_error "--only 2-1: not a run index I or a range of them A-B" --only 2-1
+expect_usage_error "--only 4-5: the sweep has 4 runs (0 to 3)" --only 4-5
 echo "cli sweep ok"
