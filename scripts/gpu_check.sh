@@ -3,9 +3,11 @@
 # env thread-scaling benchmark, and writes every log and result into RESULTS_DIR.
 #   Usage: scripts/gpu_check.sh RESULTS_DIR [STAGE ...]
 #   STAGE: build, cuda (the [cuda] tests), bench (memory layer and PPO on the GPU), test (ctest), envs (env
-#   throughput and 2- and 8-thread scaling), learn (learning curves at full scale), concurrent (aggregate env steps/s
-#   of N runs sharing the GPU through `rlm sweep --runs-per-gpu N`, without and with MPS). Default: the first five,
-#   in that order, most important first; learn and concurrent only when named.
+#   throughput and 2- and 8-thread scaling), learn (learning curves at full scale), backends (each backend's PPO
+#   paper config, alone and RLM_BACKENDS_CONCURRENT at once: `rlm bench --backends --paper --concurrent N`),
+#   concurrent (aggregate env steps/s of N runs sharing the GPU through `rlm sweep --runs-per-gpu N`, without and
+#   with MPS). Default: the first five, in that order, most important first; learn, backends and concurrent only
+#   when named.
 #   RLM_CONCURRENT_N, RLM_CONCURRENT_SECONDS, RLM_CONCURRENT_CONFIG: the concurrent stage's run counts (default
 #   "1 4 8"), how long each sweep trains (default 45 s) and the config (default SHM Table 1's GRU RepeatPreviousEasy).
 #   RLM_BUILD_TARGETS: what the build stage builds (default: everything; `rlm` is enough for learn).
@@ -23,14 +25,17 @@
 # carried in .deps/debs (scripts/fetch_gpu_debs.sh downloads them; pass carry=[".deps"] to the run tool) and are
 # unpacked into .deps/root.
 set -uo pipefail
-RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs|learn|concurrent ...]}"
+RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs|learn|backends|concurrent ...]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build cuda bench test envs)
 for stage in "${STAGES[@]}"; do
   case "$stage" in
-    build | cuda | bench | test | envs | learn | concurrent) ;;
-    *) echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs, learn, concurrent)" >&2; exit 2 ;;
+    build | cuda | bench | test | envs | learn | backends | concurrent) ;;
+    *)
+      echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs, learn, backends, concurrent)" >&2
+      exit 2
+      ;;
   esac
 done
 mkdir -p "$RESULTS"
@@ -144,6 +149,15 @@ stage_learn() {
   done
   "$PYTHON" -m scripts.learn_summary "$work/runs" --csv "$RESULTS/learn_curves.csv" | tee "$RESULTS/learn_summary.txt"
   tar -czf "$RESULTS/learn_logs.tar.gz" --exclude=checkpoints -C "$work" .
+}
+
+# Each memory backend's PPO paper config on the GPU, timed over its second iteration, against the GRU's (issue 33,
+# goal 2: every one at >= 0.5x), and RLM_BACKENDS_CONCURRENT (default 3) processes of each at once (goal 4). STM and
+# the spiking cell take 30-40 s an iteration alone on an H200 (2026-11-28): several minutes in all.
+stage_backends() {
+  ./build-gpu/rlm bench --device cuda --backends --paper --concurrent "${RLM_BACKENDS_CONCURRENT:-3}" \
+    --json "$RESULTS/backends.json" > "$RESULTS/backends.txt" 2>&1 || status=1
+  cat "$RESULTS/backends.txt"
 }
 
 # Aggregate throughput of runs sharing the GPU (issue 33, goal 1: SHM Table 1 in 8 hours needs >= 56k env steps/s

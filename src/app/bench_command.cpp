@@ -1,7 +1,11 @@
-// `rlm bench [--quick] [--backends] [--json FILE]`: end-to-end PPO throughput (`rlm bench sac`: sac_bench_command.cpp)
-// (env steps per second, rollout + update) on this machine for the learning-test config and the POPGym paper config;
-// with --backends, the learning-test config once per memory backend (model.memory.type overridden, everything else
-// equal) and each one's speed relative to the GRU's. Timing lives here, never in tests.
+// `rlm bench [--quick] [--backends [--paper]] [--concurrent N] [--device D] [--json FILE]`: end-to-end PPO throughput
+// (`rlm bench sac`: sac_bench_command.cpp) (env steps per second, rollout + update) on this machine for the
+// learning-test config and the POPGym paper config; with --backends, the learning-test config once per memory backend
+// (model.memory.type overridden, everything else equal) and each one's speed relative to the GRU's; with --paper, each
+// backend's own PPO paper config instead (configs/<type>_popgym.yaml, the GRU's configs/popgym/repeat_first.yaml),
+// timed over its second iteration (the first pays for warm-up: allocations, cuDNN and kernel selection). With
+// --concurrent N, every case also runs as N processes at once (`rlm bench ... --case I`, one case each): their summed
+// env steps/s is what N runs sharing the machine (or one GPU) reach together. Timing lives here, never in tests.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -9,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "agents/experiment_config.hpp"
@@ -16,6 +21,7 @@
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "app/source_dir.hpp"
+#include "app/subprocess.hpp"
 #include "core/atomic_file.hpp"
 #include "core/cpu_isa.hpp"
 #include "memory/registry.hpp"
@@ -24,19 +30,64 @@
 namespace rlm::app {
 namespace fs = std::filesystem;
 
+namespace {
+
+struct Case {
+  std::string name, config;
+  int iterations, torch_threads;  ///< torch_threads 0: the config's
+  std::string memory_type = "";   ///< "" keeps the config's
+  std::string cpu_matmul = "fp32";
+  std::string cpu_gemm = "";         ///< "onednn" or "mkl" for the CPU's float32 products; "" keeps the default
+  bool last_iteration_rate = false;  ///< the figure is the last iteration's env steps/s, not the whole run's
+};
+
+/// A positive count flag (`--NAME N`), or nullopt when absent.
+std::optional<int> positive_flag(const ParsedArgs& parsed, const char* name) {
+  const auto v = parsed.get(name);
+  if (!v) return std::nullopt;
+  const auto n = parse_integer(*v);
+  if (!n || *n < 1 || *n > 1024) throw UsageError(fmt::format("--{} {}: not a count from 1 to 1024", name, *v));
+  return static_cast<int>(*n);
+}
+
+/// The last iteration's charts/steps_per_second in a run folder's metrics.jsonl.
+double last_iteration_rate(const fs::path& run_dir) {
+  std::ifstream in(run_dir / "metrics.jsonl");
+  double rate = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const auto row = nlohmann::json::parse(line);
+    if (row.contains("charts/steps_per_second")) rate = row.at("charts/steps_per_second").get<double>();
+  }
+  return rate;
+}
+
+/// This bench's arguments without --concurrent and --json, for a child that runs one case (`--case I`, which the
+/// parent never has).
+std::vector<std::string> child_arguments(const Args& args) {
+  std::vector<std::string> out = {fs::canonical("/proc/self/exe").string(), "bench"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--concurrent" || args[i] == "--json") {
+      ++i;
+      continue;
+    }
+    out.push_back(args[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
 int bench_command(const Args& args) {
   if (!args.empty() && args[0] == "sac") return sac_bench_command(Args(args.begin() + 1, args.end()));
-  const auto parsed = parse_args(args, {"json", "device"}, {"quick", "backends"}, false);
+  const auto parsed = parse_args(args, {"json", "device", "concurrent", "case"}, {"quick", "backends", "paper"}, false);
   const bool quick = parsed.has("quick");
   const bool backends = parsed.has("backends");
+  const bool paper = parsed.has("paper");
+  if (paper && !backends) throw UsageError("--paper goes with --backends: each backend's own paper config");
+  const auto concurrent = positive_flag(parsed, "concurrent");
+  if (concurrent && *concurrent < 2) throw UsageError("--concurrent N: N runs at once, at least 2");
   const std::string device = parsed.get("device").value_or("cpu");
-  struct Case {
-    std::string name, config;
-    int iterations, torch_threads;
-    std::string memory_type = "";  ///< "" keeps the config's
-    std::string cpu_matmul = "fp32";
-    std::string cpu_gemm = "";  ///< "onednn" or "mkl" for the CPU's float32 products; "" keeps the default
-  };
   const bool cpu = device == "cpu";
   // Whole iterations (rollout + update), so the figure is what a training run sees.
   std::vector<Case> cases = {{"learning-test config, 1 torch thread", "configs/gru_repeat_first.yaml", 5, 1},
@@ -62,9 +113,34 @@ int bench_command(const Args& args) {
     cases.clear();
     auto types = memory::memory_types();
     std::stable_partition(types.begin(), types.end(), [](const std::string& t) { return t == "gru"; });  // GRU first
-    for (const auto& type : types)  // STM runs ~100x slower than the GRU here: one iteration is enough to time
-      cases.push_back(
-          {"learning-test config, " + type, "configs/gru_repeat_first.yaml", type == "stm" ? 1 : 3, 1, type});
+    for (const auto& type : types) {
+      if (paper) {
+        const std::string config =
+            type == "gru" ? "configs/popgym/repeat_first.yaml" : "configs/" + type + "_popgym.yaml";
+        if (!fs::exists(source_dir() / config)) {
+          fmt::print("({}: no paper config {}; left out)\n", type, config);
+          continue;
+        }
+        cases.push_back({.name = "paper config, " + type,
+                         .config = config,
+                         .iterations = 2,
+                         .torch_threads = 0,
+                         .memory_type = type,
+                         .last_iteration_rate = true});
+      } else {  // STM runs ~100x slower than the GRU here: one iteration is enough to time
+        cases.push_back(
+            {"learning-test config, " + type, "configs/gru_repeat_first.yaml", type == "stm" ? 1 : 3, 1, type});
+      }
+    }
+  }
+  const auto only_case = parsed.get("case");  // a --concurrent child: one case
+  if (only_case && concurrent)
+    throw UsageError("--case runs one case in this process; it does not go with --concurrent");
+  if (only_case) {
+    const auto i = parse_integer(*only_case);
+    if (!i || *i < 0 || *i >= static_cast<int64_t>(cases.size()))
+      throw UsageError(fmt::format("--case {}: not a case index (0 to {})", *only_case, cases.size() - 1));
+    cases = {cases[static_cast<size_t>(*i)]};
   }
   nlohmann::json results = nlohmann::json::array();
   const fs::path scratch = fs::temp_directory_path() / fmt::format("rlm-bench-{}", ::getpid());
@@ -79,10 +155,11 @@ int bench_command(const Args& args) {
   fmt::print("{:<46} {:>10} {:>10} {:>10} {:>10} {:>12}{}\n", "case", "env steps", "seconds", "rollout %", "update %",
              "env steps/s", backends ? "  vs GRU" : "");
   double gru_sps = 0;
-  for (const auto& c : cases) {
-    std::vector<std::string> overrides = {
-        "logging.tensorboard=false", "logging.console=false", "experiment.device=" + device,
-        "experiment.torch_threads=" + std::to_string(c.torch_threads), "experiment.cpu_matmul=" + c.cpu_matmul};
+  for (size_t case_index = 0; case_index < cases.size(); ++case_index) {
+    const Case& c = cases[case_index];
+    std::vector<std::string> overrides = {"logging.tensorboard=false", "logging.console=false",
+                                          "experiment.device=" + device, "experiment.cpu_matmul=" + c.cpu_matmul};
+    if (c.torch_threads > 0) overrides.push_back("experiment.torch_threads=" + std::to_string(c.torch_threads));
     if (!c.memory_type.empty()) overrides.push_back("model.memory.type=" + c.memory_type);
     Config config = load_config(source_dir() / c.config, overrides);  // the configs ship with the sources
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
@@ -97,15 +174,42 @@ int bench_command(const Args& args) {
     const auto summary = trainer->train();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     nn::set_onednn_linear(default_gemm == "onednn");
-    const double sps = summary.env_steps / seconds;
+    const double sps = c.last_iteration_rate ? last_iteration_rate(run_dir) : summary.env_steps / seconds;
     const double rollout_share = 100.0 * summary.rollout_seconds / seconds;
     const double update_share = 100.0 * summary.update_seconds / seconds;
     if (c.memory_type == "gru") gru_sps = sps;
     const double vs_gru = gru_sps > 0 ? sps / gru_sps : 0;
     fmt::print("{:<46} {:>10} {:>10.2f} {:>10.1f} {:>10.1f} {:>12.0f}{}\n", c.name, summary.env_steps, seconds,
                rollout_share, update_share, sps, backends ? fmt::format("  {:>6.3f}x", vs_gru) : "");
-    std::fflush(stdout);  // each figure as it comes, also when stdout is a file
+    std::fflush(stdout);      // each figure as it comes, also when stdout is a file
+    nlohmann::json together;  // N runs of this case at once, as child processes
+    if (concurrent) {
+      std::vector<int> pids;
+      for (int k = 0; k < *concurrent; ++k) {
+        auto argv = child_arguments(args);
+        const fs::path json = scratch / fmt::format("case{}_run{}.json", case_index, k);
+        argv.insert(argv.end(), {"--case", std::to_string(case_index), "--json", json.string()});
+        pids.push_back(start_process(argv, {.discard_stdout = true, .discard_stderr = false}));
+      }
+      double sum = 0;
+      std::vector<double> each;
+      for (size_t k = 0; k < pids.size(); ++k) {
+        const int status = wait_process(pids[k]);
+        if (status != 0)
+          throw UsageError(fmt::format("--concurrent: run {} of case '{}' exited {}", k, c.name, status));
+        std::ifstream file(scratch / fmt::format("case{}_run{}.json", case_index, k));
+        const auto r = nlohmann::json::parse(file);
+        each.push_back(r.at("results").at(0).at("env_steps_per_second").get<double>());
+        sum += each.back();
+      }
+      fmt::print("{:<46} {:>10} {:>10} {:>10} {:>10} {:>12.0f}  {:.2f}x one run\n",
+                 fmt::format("  {} at once, together", *concurrent), "", "", "", "", sum, sum / sps);
+      std::fflush(stdout);
+      together = {
+          {"runs", *concurrent}, {"env_steps_per_second", sum}, {"each", each}, {"relative_to_one_run", sum / sps}};
+    }
     results.push_back({{"case", c.name},
+                       {"concurrent", together},
                        {"config", c.config},
                        {"device", device},
                        {"env_steps", summary.env_steps},

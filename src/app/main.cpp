@@ -25,8 +25,9 @@ constexpr const char* kUsage = R"(usage: rlm <command> [options]
   train --config FILE [key.path=value ...]   train a new run (runs/<name>/<timestamp>/)
   train --resume RUN_DIR [key.path=value ...] continue a run from its newest checkpoint
   eval  --run RUN_DIR [--episodes N] [--deterministic] [--checkpoint FILE]
-  bench [--quick] [--backends] [--device D] [--json FILE]
-                                            end-to-end PPO throughput (--backends: each memory vs GRU)
+  bench [--quick] [--backends [--paper]] [--concurrent N] [--device D] [--json FILE]
+                                            end-to-end PPO throughput (--backends: each memory vs GRU; --paper:
+                                            their paper configs; --concurrent: also N runs at once, summed)
   bench sac [--quick] [--updates N] [--threads K] [--pomdp-baselines PATH] [--json FILE]
                                             off-policy updates/s per backend (vs pomdp-baselines)
   bench-memory [--device D] [--sequences N] [--steps T] [--only TYPE] [--json FILE]

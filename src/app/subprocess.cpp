@@ -19,7 +19,7 @@ std::vector<char*> null_terminated(std::vector<std::string>& words) {
   return pointers;
 }
 
-int run_and_wait(const std::vector<std::string>& argv_strings, ProcessOutput output) {
+int start_process(const std::vector<std::string>& argv_strings, ProcessOutput output) {
   if (argv_strings.empty()) return -1;
   std::vector<std::string> words = argv_strings;
   std::vector<char*> argv = null_terminated(words);
@@ -30,13 +30,21 @@ int run_and_wait(const std::vector<std::string>& argv_strings, ProcessOutput out
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
+  return rc == 0 ? static_cast<int>(pid) : -1;
+}
+
+int wait_process(int pid) {
+  if (pid < 0) return -1;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  while (waitpid(static_cast<pid_t>(pid), &status, 0) < 0) {
     if (errno != EINTR) return -1;
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+int run_and_wait(const std::vector<std::string>& argv, ProcessOutput output) {
+  return wait_process(start_process(argv, output));
 }
 
 }  // namespace rlm::app

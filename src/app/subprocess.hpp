@@ -11,8 +11,13 @@ struct ProcessOutput {
   bool discard_stderr = false;
 };
 
-/// Runs argv[0] (looked up in PATH when it has no '/') with the arguments that follow, and waits for it. Returns
-/// its exit status, 128 + signal when a signal ended it, or -1 when it could not start.
+/// Starts argv[0] (looked up in PATH when it has no '/') with the arguments that follow. Returns its pid, or -1 when
+/// it could not start.
+int start_process(const std::vector<std::string>& argv, ProcessOutput output = {});
+/// Waits for a process start_process() started. Returns its exit status, 128 + signal when a signal ended it, or -1
+/// for a pid of -1 (it never started).
+int wait_process(int pid);
+/// start_process, then wait_process.
 int run_and_wait(const std::vector<std::string>& argv, ProcessOutput output = {});
 
 /// `words` as posix_spawn's argv or envp: a pointer to each, then nullptr. Valid while `words` lives unchanged.
