@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "agents/checkpoint.hpp"
 #include "agents/off_policy.hpp"
 #include "agents/ppo.hpp"
 #include "core/cpu_isa.hpp"
+#include "core/cpu_share.hpp"
 #include "core/error.hpp"
 #include "core/seed.hpp"
 #include "memory/memory.hpp"
@@ -89,9 +89,7 @@ torch::Device resolve_device(const std::string& device) {
   return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
 
-void set_torch_threads(int threads) {
-  torch::set_num_threads(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-}
+void set_torch_threads(int threads) { torch::set_num_threads(threads > 0 ? threads : cpu_share()); }
 
 void set_cpu_matmul(const std::string& precision) {
   const bool bf16 = precision == "bf16";

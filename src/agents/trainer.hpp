@@ -87,7 +87,7 @@ void seed_memory_streams(torch::nn::Module& root, uint64_t seed);
 /// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).
 torch::Device resolve_device(const std::string& device);
 
-/// Applies experiment.torch_threads (0 = every hardware thread).
+/// Applies experiment.torch_threads (0 = this process's share of the CPUs, core/cpu_share.hpp).
 void set_torch_threads(int threads);
 /// experiment.cpu_matmul for the whole process (nn::set_onednn_bf16); bf16 on a CPU without native bf16 is refused.
 void set_cpu_matmul(const std::string& precision);

@@ -24,6 +24,7 @@
 #include "app/subprocess.hpp"
 #include "core/atomic_file.hpp"
 #include "core/cpu_isa.hpp"
+#include "core/cpu_share.hpp"
 #include "memory/registry.hpp"
 #include "nn/linear.hpp"
 
@@ -189,7 +190,9 @@ int bench_command(const Args& args) {
         auto argv = child_arguments(args);
         const fs::path json = scratch / fmt::format("case{}_run{}.json", case_index, k);
         argv.insert(argv.end(), {"--case", std::to_string(case_index), "--json", json.string()});
-        pids.push_back(start_process(argv, {.discard_stdout = true, .discard_stderr = false}));
+        // Told that N processes share the CPUs, so that a config with torch_threads 0 takes its share.
+        pids.push_back(start_process(argv, {.discard_stdout = true, .discard_stderr = false},
+                                     {fmt::format("{}={}", kCpuShareVariable, *concurrent)}));
       }
       double sum = 0;
       std::vector<double> each;

@@ -129,6 +129,7 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rlm::start_stop_signal_thread();  // signals sent since start-up (blocked in preinit) are handled from here on
   // Large tensors (rollout batches, scan outputs) are fresh allocations on the CPU; backing them with transparent huge
   // pages avoids most of the first-touch page faults (measured: linear_scan's [1024, 64, 1024] output 375 -> 165 ms).
   // c10 reads this once, at the first allocation; an explicit setting in the environment wins.

@@ -11,9 +11,10 @@ struct ProcessOutput {
   bool discard_stderr = false;
 };
 
-/// Starts argv[0] (looked up in PATH when it has no '/') with the arguments that follow. Returns its pid, or -1 when
-/// it could not start.
-int start_process(const std::vector<std::string>& argv, ProcessOutput output = {});
+/// Starts argv[0] (looked up in PATH when it has no '/') with the arguments that follow, in this process's
+/// environment with `set` ("NAME=value" entries) put over it. Returns its pid, or -1 when it could not start.
+int start_process(const std::vector<std::string>& argv, ProcessOutput output = {},
+                  const std::vector<std::string>& set = {});
 /// Waits for a process start_process() started. Returns its exit status, 128 + signal when a signal ended it, or -1
 /// for a pid of -1 (it never started).
 int wait_process(int pid);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -28,6 +29,7 @@
 #include "core/atomic_file.hpp"
 #include "core/config_io.hpp"
 #include "core/config_reader.hpp"
+#include "core/cpu_share.hpp"
 #include "core/error.hpp"
 #include "core/folders.hpp"
 #include "core/run_lock.hpp"
@@ -40,7 +42,7 @@ namespace rlm::app {
 namespace fs = std::filesystem;
 namespace {
 
-volatile std::sig_atomic_t g_sweep_stop = 0;
+std::atomic<int> g_sweep_stop = 0;  // lock-free: set by a handler, maybe on another thread (core/stop_signal.hpp)
 extern "C" void sweep_stop(int signal) { g_sweep_stop = signal; }
 
 std::string quote(const std::string& s) {
@@ -298,7 +300,9 @@ std::uintmax_t size_or_zero(const fs::path& file) {
 }
 
 /// Starts `rlm <child_command> --only I` for `run`; with a `gpu`, the worker sees only that one (CUDA_VISIBLE_DEVICES).
-pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run, const std::string& gpu) {
+/// It learns that `workers` processes share the CPUs (RLM_CPU_SHARE), so that a run with experiment.torch_threads 0
+/// sizes its torch pool to its share rather than to every CPU.
+pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run, const std::string& gpu, int workers) {
   const fs::path log = log_of(job, run);
   std::vector<std::string> argv_s = {self_executable().string()};
   argv_s.insert(argv_s.end(), job.child_command.begin(), job.child_command.end());
@@ -311,10 +315,12 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run, const std::stri
   // The workers learn the sweep's pid: they stop (through a checkpoint) when it dies, and do not take its forwarded
   // copy of a signal for a second one (core/stop_signal.hpp).
   std::vector<std::string> env_s = {fmt::format("{}={}", kSweepParentVariable, getpid())};
+  env_s.push_back(fmt::format("{}={}", kCpuShareVariable, workers));
   if (!gpu.empty()) env_s.push_back("CUDA_VISIBLE_DEVICES=" + gpu);
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view entry(*e);
     if (entry.starts_with(std::string(kSweepParentVariable) + "=")) continue;
+    if (entry.starts_with(std::string(kCpuShareVariable) + "=")) continue;
     if (!gpu.empty() && entry.starts_with("CUDA_VISIBLE_DEVICES=")) continue;
     env_s.emplace_back(*e);
   }
@@ -389,7 +395,7 @@ int run_local(const SweepJob& job, size_t first, size_t last, const Placement& p
       const int gpu =
           on_gpu.empty() ? -1 : static_cast<int>(std::min_element(on_gpu.begin(), on_gpu.end()) - on_gpu.begin());
       const std::string gpu_name = gpu < 0 ? "" : placement.gpus[static_cast<size_t>(gpu)];
-      children[spawn_run(job, *run, gpu_name)] = {run, std::chrono::steady_clock::now(), offset, gpu};
+      children[spawn_run(job, *run, gpu_name, jobs)] = {run, std::chrono::steady_clock::now(), offset, gpu};
       if (gpu >= 0) ++on_gpu[static_cast<size_t>(gpu)];
       fmt::print("[sweep] started {} ({}/{}){}\n", run->id, run->index + 1, runs.size(),
                  gpu < 0 ? "" : " on GPU " + gpu_name);
@@ -402,7 +408,13 @@ int run_local(const SweepJob& job, size_t first, size_t last, const Placement& p
     }
     if (children.empty()) break;
     int wstatus = 0;
-    const pid_t pid = waitpid(-1, &wstatus, 0);
+    // Polled, not blocking: where the stop handlers run on a thread of their own (a packed array task, `--only A-B`,
+    // core/stop_signal.hpp), a signal does not interrupt this thread's waitpid.
+    const pid_t pid = waitpid(-1, &wstatus, WNOHANG);
+    if (pid == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
     if (pid < 0) {
       if (errno == EINTR) continue;
       throw UsageError(fmt::format("waiting for the sweep's workers failed: {}", std::strerror(errno)));
@@ -645,8 +657,7 @@ int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::opti
                       "give --jobs N instead",
                       *runs_per_gpu));
   } else {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    placement.jobs = count_flag(parsed, "jobs").value_or(std::max(1, cores / threads));
+    placement.jobs = count_flag(parsed, "jobs").value_or(std::max(1, usable_cpus() / threads));
     if (placement.jobs < 1) throw UsageError("--jobs must be at least 1");
   }
   return run_local(job, first, last, placement);

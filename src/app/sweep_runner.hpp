@@ -38,11 +38,12 @@ void apply_slurm_flags(const ParsedArgs& parsed, sweep::SlurmOptions& slurm);
 std::optional<int> count_flag(const ParsedArgs& parsed, const char* name);
 
 /// --only I (one run, in this process), --emit slurm DIR, --dry-run, or every run (--only A-B: runs A to B) with local
-/// workers: --jobs N at a time (default: the cores over the runs' experiment.torch_threads), or --runs-per-gpu N, N
-/// on each visible GPU, each worker seeing only its own through CUDA_VISIBLE_DEVICES. With --emit slurm and
-/// --runs-per-gpu N, array task i trains N runs on each of its GPUs at once (`--only A-B`). Every run's config is
-/// loaded before anything starts, and runs already trained with other values than the sweep file now gives are
-/// refused (--rerun-changed: trained again from scratch).
+/// workers: --jobs N at a time (default: the usable CPUs over the runs' largest experiment.torch_threads, 0 counting
+/// as 1), or --runs-per-gpu N, N on each visible GPU, each worker seeing only its own through CUDA_VISIBLE_DEVICES.
+/// Each worker is told how many run at once (core/cpu_share.hpp), so that torch_threads 0 takes its share of the
+/// CPUs. With --emit slurm and --runs-per-gpu N, array task i trains N runs on each of its GPUs at once
+/// (`--only A-B`). Every run's config is loaded before anything starts, and runs already trained with other values
+/// than the sweep file now gives are refused (--rerun-changed: trained again from scratch).
 /// Returns the exit status: 0 when every run finished, 1 when some failed, 128 + signal when interrupted.
 int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<std::filesystem::path>& emit_dir);
 

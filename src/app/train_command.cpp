@@ -31,6 +31,8 @@ namespace {
 /// The stop handlers were installed when the command started (core/stop_signal.hpp); a signal that came while the
 /// trainer was being built stops it at its first check.
 int train_until_done_or_stopped(agents::Trainer& trainer, const fs::path& run_dir) {
+  // The thread count the trainer set (experiment.torch_threads; 0: this process's share of the CPUs).
+  fmt::print("[train] {} torch thread(s)\n", torch::get_num_threads());
   const auto summary = trainer.train([] { return stop_signal() != 0; });
   const int signal = stop_signal();
   // The handlers stay: a signal now (the sweep's forwarded copy of one that came as training ended) finds the run

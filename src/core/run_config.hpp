@@ -15,8 +15,10 @@ struct ExperimentConfig {
   int64_t seed = 0;
   /// Where torch runs: auto (cuda when available), cpu or cuda.
   std::string device = "auto";
-  /// Threads torch may use for intra-op parallelism; 0 = every hardware thread. Results are bitwise reproducible
-  /// for a fixed value (reductions split by thread count), so tests and the learning config pin it to 1. At most 1024.
+  /// Threads torch may use for intra-op parallelism; 0 = this process's share of the CPUs: those its affinity mask
+  /// allows (Slurm's, taskset's), divided among a sweep's workers running at once (core/cpu_share.hpp). Results are
+  /// bitwise reproducible for a fixed value (reductions split by thread count), so tests and the learning config pin
+  /// it to 1. At most 1024.
   int torch_threads = 0;
   /// Precision of the CPU matrix products that go through oneDNN (nn/linear.hpp): fp32, or bf16 (operands rounded
   /// to bfloat16, sums in float32, each result rounded to bfloat16 as autocast's are; about 2x the GEMM speed on

@@ -6,6 +6,10 @@
 // - the parent-death signal a worker asks for, which the kernel sends in the dying sweep's name.
 // The handlers go in first thing, before configs and torch load (src/app/main.cpp, from .preinit_array), so that an
 // early SIGTERM gives exit 143 too.
+// The signals are taken by one thread of their own and blocked in every other: a handler that ran on a compute thread
+// would push its frame below that thread's stack pointer, and oneDNN's JIT f32 GEMM kernels point it into the heap
+// while they run (uxlfoundation/oneDNN#4845, fixed by #4855 after the oneDNN of torch 2.11): a SIGTERM during a
+// product corrupted the heap and crashed the stop about once in ten on an AVX-512 CPU.
 #pragma once
 #include <sys/types.h>
 
@@ -14,9 +18,14 @@ namespace rlm {
 /// The environment variable through which a sweep tells its workers its pid.
 inline constexpr const char* kSweepParentVariable = "RLM_SWEEP_PARENT";
 
-/// Installs the SIGINT/SIGTERM handlers (idempotent: a request that came earlier is kept), then unblocks both: a
-/// sweep spawns its workers with them blocked, which closes the last window, the few ms the dynamic loader takes.
+/// Installs the SIGINT/SIGTERM handlers (idempotent: a request that came earlier is kept) and blocks both in the
+/// calling thread, the process's first, so that every later thread has them blocked. A signal sent from now until
+/// start_stop_signal_thread() waits (a sweep spawns its workers with them blocked, which closes the last window, the
+/// few ms the dynamic loader takes).
 void install_stop_handlers();
+/// Starts the thread that takes SIGINT and SIGTERM (the only one with them unblocked); call once, from main. Nothing
+/// when install_stop_handlers() did not run (the commands that do not train).
+void start_stop_signal_thread();
 /// 0 while no stop was asked for, else the first signal (SIGINT or SIGTERM).
 int stop_signal();
 

@@ -320,6 +320,16 @@ grep -q 'tiny: 2 to 3 of 4 runs (0 finished before), 2 worker(s), 2 on each of G
 grep -q '2 of 2 (runs 2 to 3) runs finished' task1.log || fail "packed task summary"
 [ "$(ls packed/runs/*/done.json | wc -l)" -eq 2 ] && [ -f packed/runs/gru_repeat_first__model.memory.type=ffm__seed=0/done.json ] ||
   fail "packed task 1 should train runs 2 and 3 only: $(ls packed/runs/*/done.json)"
+# experiment.torch_threads 0 in a sweep: each worker sizes torch's pool to its share of the CPUs (those it may use,
+# over the workers running at once: RLM_CPU_SHARE), not to every CPU, which would oversubscribe them N-fold.
+sed -e 's/^name: tiny/name: share/' -e 's/^  experiment.device: cpu$/  experiment.device: cpu\n  experiment.torch_threads: 0/' \
+  sweep.yaml >share.yaml
+"$RLM" sweep --config share.yaml --jobs 2 >share.log || { cat share.log; fail "the torch_threads 0 sweep"; }
+want=$(($(nproc) / 2))
+[ "$want" -ge 1 ] || want=1
+for log in runs/sweeps/share/logs/*.log; do
+  grep -qx "\[train\] $want torch thread(s)" "$log" || fail "$log: want $want torch threads, $(grep 'torch thread' "$log")"
+done
 expect_usage_error() {  # PATTERN ARGS...: exit 2 with PATTERN
   local pattern="$1"
   shift
