@@ -22,17 +22,22 @@ std::vector<char*> null_terminated(std::vector<std::string>& words) {
   return pointers;
 }
 
-int start_process(const std::vector<std::string>& argv_strings, ProcessOutput output,
-                  const std::vector<std::string>& set) {
-  if (argv_strings.empty()) return -1;
-  std::vector<std::string> words = argv_strings;
-  std::vector<char*> argv = null_terminated(words);
+std::vector<std::string> environment_with(const std::vector<std::string>& set) {
   std::vector<std::string> environment = set;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view entry(*e);
     const auto overridden = [&](const std::string& s) { return entry.starts_with(s.substr(0, s.find('=') + 1)); };
     if (std::none_of(set.begin(), set.end(), overridden)) environment.emplace_back(entry);
   }
+  return environment;
+}
+
+int start_process(const std::vector<std::string>& argv_strings, ProcessOutput output,
+                  const std::vector<std::string>& set) {
+  if (argv_strings.empty()) return -1;
+  std::vector<std::string> words = argv_strings;
+  std::vector<char*> argv = null_terminated(words);
+  std::vector<std::string> environment = environment_with(set);
   std::vector<char*> envp = null_terminated(environment);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

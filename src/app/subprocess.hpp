@@ -21,6 +21,9 @@ int wait_process(int pid);
 /// start_process, then wait_process.
 int run_and_wait(const std::vector<std::string>& argv, ProcessOutput output = {});
 
+/// This process's environment with `set` ("NAME=value" entries) put over it, for a program to be spawned.
+std::vector<std::string> environment_with(const std::vector<std::string>& set);
+
 /// `words` as posix_spawn's argv or envp: a pointer to each, then nullptr. Valid while `words` lives unchanged.
 std::vector<char*> null_terminated(std::vector<std::string>& words);
 

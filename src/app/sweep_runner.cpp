@@ -36,8 +36,6 @@
 #include "core/stop_signal.hpp"
 #include "core/text_checks.hpp"
 
-extern char** environ;
-
 namespace rlm::app {
 namespace fs = std::filesystem;
 namespace {
@@ -314,16 +312,10 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run, const std::stri
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   // The workers learn the sweep's pid: they stop (through a checkpoint) when it dies, and do not take its forwarded
   // copy of a signal for a second one (core/stop_signal.hpp).
-  std::vector<std::string> env_s = {fmt::format("{}={}", kSweepParentVariable, getpid())};
-  env_s.push_back(fmt::format("{}={}", kCpuShareVariable, workers));
-  if (!gpu.empty()) env_s.push_back("CUDA_VISIBLE_DEVICES=" + gpu);
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    if (entry.starts_with(std::string(kSweepParentVariable) + "=")) continue;
-    if (entry.starts_with(std::string(kCpuShareVariable) + "=")) continue;
-    if (!gpu.empty() && entry.starts_with("CUDA_VISIBLE_DEVICES=")) continue;
-    env_s.emplace_back(*e);
-  }
+  std::vector<std::string> set = {fmt::format("{}={}", kSweepParentVariable, getpid()),
+                                  fmt::format("{}={}", kCpuShareVariable, workers)};
+  if (!gpu.empty()) set.push_back("CUDA_VISIBLE_DEVICES=" + gpu);
+  std::vector<std::string> env_s = environment_with(set);
   std::vector<char*> envp = null_terminated(env_s);
   // SIGINT and SIGTERM blocked until the worker's handlers are in (core/stop_signal.cpp): a stop sent while it
   // loads then waits for them instead of killing it.
