@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "agents/global_generator.hpp"
 #include "core/atomic_file.hpp"
 #include "core/checkpoint_file.hpp"
 #include "core/error.hpp"
@@ -123,12 +124,15 @@ std::string checkpoint_bytes(torch::nn::Module& model, const NamedOptimizers& op
     archive.write(name, optimizer_archive);
   }
   archive.write("trainer_state", c10::IValue(trainer_state.dump()));
-  archive.write("torch_cpu_rng", at::detail::getDefaultCPUGenerator().get_state());
-  if (torch::cuda::is_available()) {
-    for (int64_t d = 0; d < static_cast<int64_t>(torch::cuda::device_count()); ++d) {
-      const auto generator =
-          at::globalContext().defaultGenerator(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(d)));
-      archive.write(fmt::format("torch_cuda_rng_{}", d), generator.get_state());
+  {
+    const std::lock_guard lock(global_generator_mutex());
+    archive.write("torch_cpu_rng", at::detail::getDefaultCPUGenerator().get_state());
+    if (torch::cuda::is_available()) {
+      for (int64_t d = 0; d < static_cast<int64_t>(torch::cuda::device_count()); ++d) {
+        const auto generator =
+            at::globalContext().defaultGenerator(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(d)));
+        archive.write(fmt::format("torch_cuda_rng_{}", d), generator.get_state());
+      }
     }
   }
   for (const auto& [name, bytes] : blobs) {
@@ -195,6 +199,7 @@ nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, c
     // Checked: now change things.
     model.load(model_archive);
     for (size_t i = 0; i < optimizers.size(); ++i) optimizers[i].second->load(optimizer_archives[i]);
+    const std::lock_guard lock(global_generator_mutex());
     auto generator = at::detail::getDefaultCPUGenerator();
     generator.set_state(rng_state);
     if (torch::cuda::is_available()) {

@@ -29,11 +29,13 @@
 #include <limits>
 
 #include "agents/checkpoint.hpp"
+#include "agents/global_generator.hpp"
 #include "agents/off_policy_losses.hpp"
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
 #include "core/metrics_logger.hpp"
 #include "core/progress.hpp"
+#include "core/run_output.hpp"
 #include "core/seed.hpp"
 #include "envs/registry.hpp"
 
@@ -191,9 +193,12 @@ OffPolicyTrainer::OffPolicyTrainer(const Config& config, fs::path run_dir)
         "one update",
         4.0 * floats_per_step * static_cast<double>(op.batch_size) * static_cast<double>(seq_len_ + op.burn_in + 1));
   }
-  torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
-  agent_ = OffPolicyAgent(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"), spec_, config_,
-                          *algorithm_);
+  {
+    const std::lock_guard lock(global_generator_mutex());
+    torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
+    agent_ = OffPolicyAgent(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"), spec_,
+                            config_, *algorithm_);
+  }
   agent_->to(device_);
   critic_optimizer_ =
       std::make_unique<torch::optim::Adam>(agent_->critic->parameters(), torch::optim::AdamOptions(op.lr));
@@ -308,10 +313,10 @@ ResumeReport OffPolicyTrainer::resume() {
     run_episodes(*envs_, random, spec_, episode_quota(episodes, envs_->num_envs()), generator,
                  [&](EpisodeRecord&& r) { records.push_back(std::move(r)); }, {.record_transitions = true});
     for (const auto& r : records) replay_->add_episode(r.obs, r.actions, r.rewards, r.terminated);
-    fmt::print(
-        "[train] the checkpoint holds no replay buffer (checkpoint.replay_buffer: false): refilled it with {} "
-        "random episodes; the resumed run is not bitwise the uninterrupted one\n",
-        records.size());
+    fmt::print(run_output(),
+               "[train] the checkpoint holds no replay buffer (checkpoint.replay_buffer: false): refilled it with {} "
+               "random episodes; the resumed run is not bitwise the uninterrupted one\n",
+               records.size());
   }
   saved_iteration_ = iteration_;
   saved_updates_ = updates_;
@@ -433,7 +438,7 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
   if (!metrics_) metrics_ = std::make_unique<MetricsLogger>(run_dir_, config_.logging.tensorboard);
   const auto& op = config_.algo.off_policy;
   const int64_t total = config_.algo.total_steps;
-  ProgressLine progress(total, config_.logging.console, stdout, config_.logging.progress_seconds);
+  ProgressLine progress(total, config_.logging.console, run_output(), config_.logging.progress_seconds);
   TrainSummary summary;
   const auto stopped = [&] { return stop_requested && stop_requested(); };
   const auto stop_here = [&] {

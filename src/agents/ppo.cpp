@@ -33,11 +33,13 @@
 
 #include "agents/checkpoint.hpp"
 #include "agents/gae.hpp"
+#include "agents/global_generator.hpp"
 #include "agents/minibatches.hpp"
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
 #include "core/metrics_logger.hpp"
 #include "core/progress.hpp"
+#include "core/run_output.hpp"
 #include "core/seed.hpp"
 #include "envs/registry.hpp"
 
@@ -108,9 +110,12 @@ PpoTrainer::PpoTrainer(const Config& config, fs::path run_dir)
                                      config_.algo.ppo.steps_per_env),
                          "the rollout", steps * bytes_per_step);
   }
-  torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
-  model_ = ActorCritic(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"),
-                       action_spec_.num_logits(), config_.model);
+  {
+    const std::lock_guard lock(global_generator_mutex());
+    torch::manual_seed(derive_seed(seed, {kTorchStream}));  // parameter initialisation
+    model_ = ActorCritic(observation_layout(*envs_, config_.model, config_.env.markovian == "partial"),
+                         action_spec_.num_logits(), config_.model);
+  }
   model_->to(device_);
   optimizer_ = std::make_unique<torch::optim::Adam>(
       model_->parameters(), torch::optim::AdamOptions(config_.algo.ppo.lr).eps(config_.algo.ppo.adam_eps));
@@ -476,7 +481,8 @@ std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
 // ---------------------------------------------------------------------------------------------------------------
 TrainSummary PpoTrainer::train(const std::function<bool()>& stop_requested) {
   if (!metrics_) metrics_ = std::make_unique<MetricsLogger>(run_dir_, config_.logging.tensorboard);
-  ProgressLine progress(config_.algo.total_steps, config_.logging.console, stdout, config_.logging.progress_seconds);
+  ProgressLine progress(config_.algo.total_steps, config_.logging.console, run_output(),
+                        config_.logging.progress_seconds);
   progress_ = &progress;
   struct ClearOnExit {
     ProgressLine*& p;

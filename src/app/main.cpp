@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "app/commands.hpp"
+#include "app/exit_status.hpp"
 #include "core/cpu_isa.hpp"
 #include "core/error.hpp"
 #include "core/stop_signal.hpp"
@@ -33,38 +34,34 @@ constexpr const char* kUsage = R"(usage: rlm <command> [options]
   bench-memory [--device D] [--sequences N] [--steps T] [--only TYPE] [--json FILE]
                                              scan and memory backends: minibatch fwd+bwd, step latency
   envs                                       list environment ids with their spaces
-  sweep --config SWEEP.yaml [--jobs N | --runs-per-gpu N] [--out DIR] [--dry-run]
-                                             train every run of a sweep file with N local workers (or N per GPU)
-  sweep --config SWEEP.yaml --emit slurm DIR [--runs-per-gpu N] [--partition P --time T --gpus G --cpus C --mem M
-        --concurrency K]                     write a Slurm job array of the same runs (N per GPU in each task)
+  sweep --config SWEEP.yaml [--jobs N | --runs-per-gpu N] [--in-process] [--out DIR] [--dry-run]
+                                             train every run of a sweep file with N local workers (or N per GPU;
+                                             --in-process: as threads of this process)
+  sweep --config SWEEP.yaml --emit slurm DIR [--runs-per-gpu N [--in-process]] [--partition P --time T --gpus G
+        --cpus C --mem M --concurrency K]    write a Slurm job array of the same runs (N per GPU in each task)
   sweep --config SWEEP.yaml --collect [--metric TAG]
                                              final and best values per group, mean ± std over seeds
   reproduce <paper>/<table> [--budget F] [--seeds N] [--cells A,B] [--jobs N | --runs-per-gpu N]
-            [--emit slurm DIR] [--collect]
+            [--in-process] [--emit slurm DIR] [--collect]
                                              a paper table's runs, then ours beside the published numbers (--list)
   plot RUN_DIR... --out DIR [--metrics TAG,...]  learning curves (the ./rlm script runs scripts/plot_runs.py)
 )";
 
-/// Prints "rlm: error: " and the first line of `message`, and returns `code`. Plain C stdio, so that reporting an error
-/// cannot throw a second one out of main (a bad_alloc while formatting would end in std::terminate).
-int report_error(const char* message, int code) noexcept {
-  std::fprintf(stderr, "rlm: error: %.*s\n", static_cast<int>(std::strcspn(message, "\n")), message);
-  return code;
-}
-
-/// Whether this process trains a run (`train`, or a sweep's `--only I` worker or array task) and so takes SIGINT and
-/// SIGTERM as a request to stop through a checkpoint (core/stop_signal.hpp).
+/// Whether this process trains a run (`train`, a sweep's `--only I` worker or array task, or a sweep that trains its
+/// runs on threads of its own, `--in-process`) and so takes SIGINT and SIGTERM as a request to stop through a
+/// checkpoint (core/stop_signal.hpp).
 bool trains_a_run(int argc, char** argv) {
   if (argc < 2) return false;
   const std::string_view command = argv[1];
   if (command == "train") return true;
   if (command != "sweep" && command != "reproduce") return false;
-  bool only = false, dry_run = false;
+  bool trains = false, not_training = false;
   for (int i = 2; i < argc; ++i) {
-    only = only || std::string_view(argv[i]) == "--only";
-    dry_run = dry_run || std::string_view(argv[i]) == "--dry-run";
+    const std::string_view arg = argv[i];
+    trains = trains || arg == "--only" || arg == "--in-process";
+    not_training = not_training || arg == "--dry-run" || arg == "--emit" || arg == "--collect";
   }
-  return only && !dry_run;
+  return trains && !not_training;
 }
 
 // Run from .preinit_array: before any shared library's initializer, since libtorch's take most of the 0.4 s between
@@ -145,21 +142,7 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
     return dispatch(argc, argv);
-  } catch (const rlm::UsageError& e) {
-    return report_error(e.what(), 2);
-  } catch (const rlm::EnvError& e) {
-    return report_error(e.what(), 2);
-  } catch (const rlm::CheckpointError& e) {
-    return report_error(e.what(), 3);
-  } catch (const rlm::DivergenceError& e) {
-    return report_error(e.what(), 4);
-  } catch (const std::bad_alloc&) {
-    return report_error(
-        "out of memory (reduce env.num_envs, algo.ppo.steps_per_env, algo.off_policy.batch_size or the model's sizes)",
-        1);
-  } catch (const c10::Error& e) {
-    return report_error(e.what_without_backtrace(), 1);
-  } catch (const std::exception& e) {
-    return report_error(e.what(), 1);
+  } catch (...) {
+    return rlm::app::report_exception(std::current_exception(), stderr);
   }
 }

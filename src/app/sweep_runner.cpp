@@ -25,6 +25,7 @@
 
 #include "agents/experiment_config.hpp"
 #include "app/subprocess.hpp"
+#include "app/thread_workers.hpp"
 #include "app/training.hpp"
 #include "core/atomic_file.hpp"
 #include "core/config_io.hpp"
@@ -33,6 +34,7 @@
 #include "core/error.hpp"
 #include "core/folders.hpp"
 #include "core/run_lock.hpp"
+#include "core/run_output.hpp"
 #include "core/stop_signal.hpp"
 #include "core/text_checks.hpp"
 
@@ -196,6 +198,28 @@ void check_unchanged_runs(const SweepJob& job, std::span<const sweep::SweepRun> 
   if (!rerun_changed && changed > 0) refuse_changed_runs(job, changed, described);
 }
 
+/// `--in-process`: the runs share one process, and with it torch's thread count and CPU matrix products, so they must
+/// ask for the same experiment.torch_threads and experiment.cpu_matmul (UsageError naming two runs that differ).
+void check_one_process_settings(std::span<const sweep::SweepRun> runs) {
+  std::optional<Config> first;
+  for (const auto& run : runs) {
+    const Config config = load_config(run.config, run.overrides);
+    if (!first) {
+      first = config;
+      continue;
+    }
+    const auto differ = [&](const char* key, const auto& a, const auto& b) {
+      if (a == b) return;
+      throw UsageError(
+          fmt::format("--in-process: the runs share one process, but run {} ({}) has {} = {} and run {} ({}) "
+                      "has {}; give them one value, or train them as processes (without --in-process)",
+                      runs.front().index, runs.front().id, key, a, run.index, run.id, b));
+    };
+    differ("experiment.torch_threads", first->experiment.torch_threads, config.experiment.torch_threads);
+    differ("experiment.cpu_matmul", first->experiment.cpu_matmul, config.experiment.cpu_matmul);
+  }
+}
+
 /// --only's value: "I", one run trained in this process (what a worker does), or "A-B", runs A to B with local
 /// workers (what a packed array task does; B past the last run means the last).
 struct OnlyRuns {
@@ -238,7 +262,7 @@ int run_one(const SweepJob& job, int index, bool dry_run, bool rerun_changed) {
   try {
     lock.emplace(dir);
   } catch (const RunFolderInUse& e) {
-    fmt::print("[sweep] run {} ({}) is in use by {}; not started\n", run.index, run.id,
+    fmt::print(run_output(), "[sweep] run {} ({}) is in use by {}; not started\n", run.index, run.id,
                e.holder.empty() ? std::string("another process") : "pid " + e.holder);
     return kExitRunInUse;
   }
@@ -247,7 +271,7 @@ int run_one(const SweepJob& job, int index, bool dry_run, bool rerun_changed) {
     clear_run_folder(dir);
   }
   if (fs::exists(dir / "done.json")) {
-    fmt::print("[sweep] run {} ({}) is finished; skipped\n", run.index, run.id);
+    fmt::print(run_output(), "[sweep] run {} ({}) is finished; skipped\n", run.index, run.id);
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
@@ -274,19 +298,13 @@ int run_one(const SweepJob& job, int index, bool dry_run, bool rerun_changed) {
 }
 
 // ---- local workers ----
-struct Child {
-  const sweep::SweepRun* run;
-  std::chrono::steady_clock::time_point start;
-  std::uintmax_t log_offset = 0;  ///< the log's size when this attempt started
-  int gpu = -1;                   ///< its index in Placement::gpus, or -1
-};
-
 /// How many local workers run at once, and where: `jobs` of them, or, with GPUs, `runs_per_gpu` on each of `gpus`
-/// (CUDA_VISIBLE_DEVICES values), each worker seeing only its own.
+/// (CUDA_VISIBLE_DEVICES values), each worker seeing only its own; as processes, or threads of this one (`in_process`).
 struct Placement {
   int jobs = 1;
   std::vector<std::string> gpus;
   int runs_per_gpu = 0;
+  bool in_process = false;
 };
 
 fs::path log_of(const SweepJob& job, const sweep::SweepRun& run) { return job.dir / "logs" / (run.id + ".log"); }
@@ -337,8 +355,120 @@ pid_t spawn_run(const SweepJob& job, const sweep::SweepRun& run, const std::stri
   return pid;
 }
 
+/// How a worker ended: its exit status, or the signal that killed it (a process).
+struct WorkerEnd {
+  const sweep::SweepRun* run = nullptr;
+  int exit_status = 0;
+  int signal = 0;
+};
+
+/// run_local's workers, each training one run: processes `rlm <child_command> --only I`, or threads of this process.
+class Workers {
+ public:
+  virtual ~Workers() = default;
+  /// Starts `run`'s worker; `gpu`: its index in Placement::gpus, or -1.
+  virtual void start(const sweep::SweepRun& run, int gpu) = 0;
+  /// A worker that has ended, waiting a little (20 ms) for one; nullopt if none did.
+  virtual std::optional<WorkerEnd> poll() = 0;
+  virtual size_t running() const = 0;
+  /// The signal that asked the sweep to stop, or 0.
+  virtual int stop_requested() const = 0;
+  /// Asks every running worker to stop through a checkpoint.
+  virtual void forward_stop() = 0;
+};
+
+class ProcessWorkers final : public Workers {
+ public:
+  ProcessWorkers(const SweepJob& job, const Placement& placement, int jobs)
+      : job_(job), placement_(placement), jobs_(jobs) {
+    struct sigaction action {};
+    action.sa_handler = sweep_stop;  // no SA_RESTART: waitpid returns EINTR so the stop is seen at once
+    sigemptyset(&action.sa_mask);
+    g_sweep_stop = 0;
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~ProcessWorkers() override {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  ProcessWorkers(const ProcessWorkers&) = delete;
+  ProcessWorkers& operator=(const ProcessWorkers&) = delete;
+
+  void start(const sweep::SweepRun& run, int gpu) override {
+    const std::string gpu_name = gpu < 0 ? "" : placement_.gpus[static_cast<size_t>(gpu)];
+    children_[spawn_run(job_, run, gpu_name, jobs_)] = &run;
+  }
+  std::optional<WorkerEnd> poll() override {
+    int wstatus = 0;
+    // Polled, not blocking: where the stop handlers run on a thread of their own (a packed array task, `--only A-B`,
+    // core/stop_signal.hpp), a signal does not interrupt this thread's waitpid.
+    const pid_t pid = waitpid(-1, &wstatus, WNOHANG);
+    if (pid == 0 || (pid < 0 && errno == EINTR)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      return std::nullopt;
+    }
+    if (pid < 0) throw UsageError(fmt::format("waiting for the sweep's workers failed: {}", std::strerror(errno)));
+    const auto it = children_.find(pid);
+    if (it == children_.end()) return std::nullopt;
+    const WorkerEnd end = {it->second, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0,
+                           WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0};
+    children_.erase(it);
+    return end;
+  }
+  size_t running() const override { return children_.size(); }
+  int stop_requested() const override { return g_sweep_stop; }
+  // The workers checkpoint and stop on SIGTERM (`rlm train`'s handling); a rerun resumes them.
+  void forward_stop() override {
+    for (const auto& [pid, run] : children_) kill(pid, SIGTERM);
+  }
+
+ private:
+  const SweepJob& job_;
+  const Placement& placement_;
+  int jobs_;
+  std::map<pid_t, const sweep::SweepRun*> children_;
+  struct sigaction old_int_ {
+  }, old_term_{};
+};
+
+/// `--in-process`: each run trains on a thread of this process, as `--only I` would (app/thread_workers.hpp), its GPU
+/// given by index among this process's devices (the entries of its CUDA_VISIBLE_DEVICES, in order). This process took
+/// SIGINT and SIGTERM as a trainer does (main.cpp), and every run polls that stop itself.
+class InProcessWorkers final : public Workers {
+ public:
+  InProcessWorkers(const SweepJob& job, bool rerun_changed, int jobs) : job_(job), rerun_changed_(rerun_changed) {
+    // Before any run starts: their torch_threads 0 is a jobs-th of the CPUs (core/cpu_share.hpp).
+    setenv(kCpuShareVariable, std::to_string(jobs).c_str(), /*overwrite=*/1);
+  }
+  void start(const sweep::SweepRun& run, int gpu) override {
+    const int index = run.index;
+    threads_.start(
+        index, [this, index] { return run_one(job_, index, /*dry_run=*/false, rerun_changed_); }, log_of(job_, run),
+        gpu);
+    runs_[index] = &run;
+  }
+  std::optional<WorkerEnd> poll() override {
+    const auto ended = threads_.poll(std::chrono::milliseconds(20));
+    if (!ended) return std::nullopt;
+    const auto it = runs_.find(ended->first);
+    const WorkerEnd end = {it->second, ended->second, 0};
+    runs_.erase(it);
+    return end;
+  }
+  size_t running() const override { return threads_.running(); }
+  int stop_requested() const override { return stop_signal(); }
+  void forward_stop() override {}  // every run polls stop_signal() itself
+
+ private:
+  const SweepJob& job_;
+  bool rerun_changed_;
+  ThreadWorkers threads_;
+  std::map<int, const sweep::SweepRun*> runs_;
+};
+
 /// Trains runs [first, last] of the sweep with local workers placed as `placement` says.
-int run_local(const SweepJob& job, size_t first, size_t last, const Placement& placement) {
+int run_local(const SweepJob& job, size_t first, size_t last, const Placement& placement, bool rerun_changed) {
   const auto& spec = job.spec;
   const auto& runs = job.runs;
   const fs::path& sweep_dir = job.dir;
@@ -357,96 +487,87 @@ int run_local(const SweepJob& job, size_t first, size_t last, const Placement& p
   const int jobs =
       placement.gpus.empty() ? placement.jobs : placement.runs_per_gpu * static_cast<int>(placement.gpus.size());
   const std::string part = first == 0 && last + 1 == runs.size() ? "" : fmt::format(" {} to {} of", first, last);
-  fmt::print("[sweep] {}:{} {} runs ({} finished before), {} worker(s){}; folder {}\n", spec.name, part, runs.size(),
-             already, jobs,
+  fmt::print("[sweep] {}:{} {} runs ({} finished before), {} {}{}; folder {}\n", spec.name, part, runs.size(), already,
+             jobs, placement.in_process ? "thread(s) of this process" : "worker(s)",
              placement.gpus.empty()
                  ? ""
                  : fmt::format(", {} on each of GPU {}", placement.runs_per_gpu, fmt::join(placement.gpus, ", ")),
              sweep_dir.string());
   std::fflush(stdout);
   std::vector<int> on_gpu(placement.gpus.size(), 0);  // workers running on each GPU
+  struct Started {
+    std::chrono::steady_clock::time_point start;
+    std::uintmax_t log_offset = 0;  ///< the log's size when this attempt started
+    int gpu = -1;                   ///< its index in Placement::gpus, or -1
+  };
+  std::map<const sweep::SweepRun*, Started> started;
+  std::unique_ptr<Workers> workers;
+  if (placement.in_process) {
+    workers = std::make_unique<InProcessWorkers>(job, rerun_changed, jobs);
+  } else {
+    workers = std::make_unique<ProcessWorkers>(job, placement, jobs);
+  }
 
-  struct sigaction action {};
-  action.sa_handler = sweep_stop;  // no SA_RESTART: waitpid returns EINTR so the stop is seen at once
-  sigemptyset(&action.sa_mask);
-  struct sigaction old_int {
-  }, old_term{};
-  g_sweep_stop = 0;
-  sigaction(SIGINT, &action, &old_int);
-  sigaction(SIGTERM, &action, &old_term);
-
-  std::map<pid_t, Child> children;
   size_t next = 0;
   int finished = 0, failed = 0, stopped = 0, busy = 0;
   bool forwarded = false;
-  while (next < queue.size() || !children.empty()) {
-    while (!g_sweep_stop && next < queue.size() && static_cast<int>(children.size()) < jobs) {
+  while (next < queue.size() || workers->running() > 0) {
+    while (!workers->stop_requested() && next < queue.size() && static_cast<int>(workers->running()) < jobs) {
       const auto* run = queue[next++];
       const auto offset = size_or_zero(log_of(job, *run));
       // The GPU with the fewest workers (fewer than runs_per_gpu, since fewer than `jobs` run).
       const int gpu =
           on_gpu.empty() ? -1 : static_cast<int>(std::min_element(on_gpu.begin(), on_gpu.end()) - on_gpu.begin());
-      const std::string gpu_name = gpu < 0 ? "" : placement.gpus[static_cast<size_t>(gpu)];
-      children[spawn_run(job, *run, gpu_name, jobs)] = {run, std::chrono::steady_clock::now(), offset, gpu};
+      workers->start(*run, gpu);
+      started[run] = {std::chrono::steady_clock::now(), offset, gpu};
       if (gpu >= 0) ++on_gpu[static_cast<size_t>(gpu)];
       fmt::print("[sweep] started {} ({}/{}){}\n", run->id, run->index + 1, runs.size(),
-                 gpu < 0 ? "" : " on GPU " + gpu_name);
+                 gpu < 0 ? "" : " on GPU " + placement.gpus[static_cast<size_t>(gpu)]);
       std::fflush(stdout);
     }
-    if (g_sweep_stop && !forwarded) {
-      // The workers checkpoint and stop on SIGTERM (`rlm train`'s handling); a rerun resumes them.
-      for (const auto& [pid, child] : children) kill(pid, SIGTERM);
+    if (workers->stop_requested() && !forwarded) {
+      workers->forward_stop();
       forwarded = true;
     }
-    if (children.empty()) break;
-    int wstatus = 0;
-    // Polled, not blocking: where the stop handlers run on a thread of their own (a packed array task, `--only A-B`,
-    // core/stop_signal.hpp), a signal does not interrupt this thread's waitpid.
-    const pid_t pid = waitpid(-1, &wstatus, WNOHANG);
-    if (pid == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      continue;
-    }
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw UsageError(fmt::format("waiting for the sweep's workers failed: {}", std::strerror(errno)));
-    }
-    const auto it = children.find(pid);
-    if (it == children.end()) continue;
-    const Child child = it->second;
-    children.erase(it);
-    if (child.gpu >= 0) --on_gpu[static_cast<size_t>(child.gpu)];
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
-    const fs::path log = log_of(job, *child.run);
-    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) {
+    if (workers->running() == 0) break;
+    const auto end = workers->poll();
+    if (!end) continue;
+    const Started attempt = started.at(end->run);
+    started.erase(end->run);
+    if (attempt.gpu >= 0) --on_gpu[static_cast<size_t>(attempt.gpu)];
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt.start).count();
+    const fs::path log = log_of(job, *end->run);
+    const std::string& id = end->run->id;
+    const int status = end->exit_status;
+    if (end->signal != 0) {
+      ++failed;
+      fmt::print("[sweep] FAILED {}: killed by signal {} ({}){}  [log: {}]\n", id, end->signal, strsignal(end->signal),
+                 end->signal == SIGKILL ? ", out of memory?" : "", log.string());
+    } else if (status == 0) {
       ++finished;
-      fmt::print("[sweep] finished {} in {:.1f} s\n", child.run->id, seconds);
-    } else if (WIFEXITED(wstatus) && (WEXITSTATUS(wstatus) == 128 + SIGINT || WEXITSTATUS(wstatus) == 128 + SIGTERM)) {
+      fmt::print("[sweep] finished {} in {:.1f} s\n", id, seconds);
+    } else if (status == 128 + SIGINT || status == 128 + SIGTERM) {
       // `rlm train` stopped by SIGINT/SIGTERM (ours, or someone else's): checkpointed, so a rerun resumes it.
       ++stopped;
-      fmt::print("[sweep] stopped {} (exit {}; its checkpoint is kept)\n", child.run->id, WEXITSTATUS(wstatus));
-    } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kExitRunInUse) {
+      fmt::print("[sweep] stopped {} (exit {}; its checkpoint is kept)\n", id, status);
+    } else if (status == kExitRunInUse) {
       // Another process trains it (a second sweep on this folder, or a worker of an earlier one): left alone.
       ++busy;
-      fmt::print("[sweep] not started {}: {}\n", child.run->id, last_error_line(log, child.log_offset));
-    } else if (WIFSIGNALED(wstatus)) {
-      ++failed;
-      fmt::print("[sweep] FAILED {}: killed by signal {} ({}){}  [log: {}]\n", child.run->id, WTERMSIG(wstatus),
-                 strsignal(WTERMSIG(wstatus)), WTERMSIG(wstatus) == SIGKILL ? ", out of memory?" : "", log.string());
+      fmt::print("[sweep] not started {}: {}\n", id, last_error_line(log, attempt.log_offset));
     } else {
       ++failed;
-      fmt::print("[sweep] FAILED {} (exit {}): {}  [log: {}]\n", child.run->id, WEXITSTATUS(wstatus),
-                 last_error_line(log, child.log_offset), log.string());
+      fmt::print("[sweep] FAILED {} (exit {}): {}  [log: {}]\n", id, status, last_error_line(log, attempt.log_offset),
+                 log.string());
     }
     std::fflush(stdout);
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  const int stop = workers->stop_requested();
+  workers.reset();  // the stop handlers as they were
   const int left = static_cast<int>(queue.size()) - finished - failed - busy;
-  if (g_sweep_stop) {
+  if (stop != 0) {
     fmt::print("[sweep] interrupted: {} finished, {} failed, {} left; rerun the same command to continue\n", finished,
                failed, left);
-    return 128 + g_sweep_stop;
+    return 128 + stop;
   }
   fmt::print("[sweep] {} of {}{} runs finished{}{}{}; collect with: rlm {} --collect\n", already + finished,
              last - first + 1, part.empty() ? "" : fmt::format(" (runs {} to {})", first, last),
@@ -479,8 +600,9 @@ void check_script_path(const std::string& what, const fs::path& path, bool in_sb
 }
 
 /// The job array: task i trains run i, or, with `runs_per_gpu`, runs i·P to i·P + P − 1 at once, P = runs_per_gpu
-/// times the task's GPUs (a task without GPUs: P = runs_per_gpu, placed on whatever GPUs it sees).
-void emit_slurm(const SweepJob& job, const fs::path& out_dir, int threads, int runs_per_gpu) {
+/// times the task's GPUs (a task without GPUs: P = runs_per_gpu, placed on whatever GPUs it sees), as processes or,
+/// `in_process`, as threads of the task's one.
+void emit_slurm(const SweepJob& job, const fs::path& out_dir, int threads, int runs_per_gpu, bool in_process) {
   const auto& spec = job.spec;
   const auto& runs = job.runs;
   const fs::path& sweep_dir = job.dir;
@@ -533,8 +655,8 @@ void emit_slurm(const SweepJob& job, const fs::path& out_dir, int threads, int r
     script += fmt::format("exec {} --only \"$task\"\n", command);
   } else {
     // The task's runs as local workers of one `rlm`, which passes the SIGTERM on to each of them.
-    script += fmt::format("exec {0} --runs-per-gpu {1} --only \"$((task * {2}))-$((task * {2} + {3}))\"\n", command,
-                          runs_per_gpu, per_task, per_task - 1);
+    script += fmt::format("exec {0} --runs-per-gpu {1}{4} --only \"$((task * {2}))-$((task * {2} + {3}))\"\n", command,
+                          runs_per_gpu, per_task, per_task - 1, in_process ? " --in-process" : "");
   }
   create_folders(out_dir, "--emit slurm folder");
   create_folders(sweep_dir / "logs", "sweep folder");
@@ -632,7 +754,7 @@ int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::opti
   const int threads = check_run_configs(job);
   if (!parsed.has("dry-run")) check_unchanged_runs(job, runs, rerun_changed);
   if (emit_dir) {
-    emit_slurm(job, *emit_dir, threads, runs_per_gpu.value_or(0));
+    emit_slurm(job, *emit_dir, threads, runs_per_gpu.value_or(0), parsed.has("in-process"));
     return 0;
   }
   if (parsed.has("dry-run")) {
@@ -652,7 +774,9 @@ int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::opti
     placement.jobs = count_flag(parsed, "jobs").value_or(std::max(1, usable_cpus() / threads));
     if (placement.jobs < 1) throw UsageError("--jobs must be at least 1");
   }
-  return run_local(job, first, last, placement);
+  placement.in_process = parsed.has("in-process");
+  if (placement.in_process) check_one_process_settings(runs);
+  return run_local(job, first, last, placement, rerun_changed);
 }
 
 }  // namespace rlm::app

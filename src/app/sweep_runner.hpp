@@ -26,7 +26,7 @@ struct SweepJob {
 /// The flags every sweep-running command takes, besides its own.
 inline const std::vector<std::string> kRunnerFlags = {"jobs", "only", "runs-per-gpu", "partition", "time",
                                                       "gpus", "cpus", "mem",          "account",   "concurrency"};
-inline const std::vector<std::string> kRunnerSwitches = {"dry-run", "rerun-changed"};
+inline const std::vector<std::string> kRunnerSwitches = {"dry-run", "rerun-changed", "in-process"};
 /// A worker's exit status when another process holds its run's folder (EX_TEMPFAIL): the run is left alone.
 inline constexpr int kExitRunInUse = 75;
 
@@ -41,10 +41,12 @@ std::optional<int> count_flag(const ParsedArgs& parsed, const char* name);
 /// workers: --jobs N at a time (default: the usable CPUs over the runs' largest experiment.torch_threads, 0 counting
 /// as 1), or --runs-per-gpu N, N on each visible GPU, each worker seeing only its own through CUDA_VISIBLE_DEVICES.
 /// Each worker is told how many run at once (core/cpu_share.hpp), so that torch_threads 0 takes its share of the
-/// CPUs. With --emit slurm and --runs-per-gpu N, array task i trains N runs on each of its GPUs at once
-/// (`--only A-B`). Every run's config is loaded before anything starts, and runs already trained with other values
-/// than the sweep file now gives are refused (--rerun-changed: trained again from scratch).
-/// Returns the exit status: 0 when every run finished, 1 when some failed, 128 + signal when interrupted.
+/// CPUs. --in-process: the workers are threads of this process instead (app/thread_workers.hpp), which needs the runs
+/// to agree on experiment.torch_threads and cpu_matmul. With --emit slurm and --runs-per-gpu N, array task i trains N
+/// runs on each of its GPUs at once (`--only A-B`, with --in-process when given). Every run's config is loaded before
+/// anything starts, and runs already trained with other values than the sweep file now gives are refused
+/// (--rerun-changed: trained again from scratch). Returns the exit status: 0 when every run finished, 1 when some
+/// failed, 128 + signal when interrupted.
 int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::optional<std::filesystem::path>& emit_dir);
 
 /// The GPUs that --runs-per-gpu places workers on, as values of CUDA_VISIBLE_DEVICES: the entries of this process's

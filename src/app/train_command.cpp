@@ -21,6 +21,7 @@
 #include "core/folders.hpp"
 #include "core/resume_policy.hpp"
 #include "core/run_lock.hpp"
+#include "core/run_output.hpp"
 #include "core/stop_signal.hpp"
 
 namespace rlm::app {
@@ -32,19 +33,19 @@ namespace {
 /// trainer was being built stops it at its first check.
 int train_until_done_or_stopped(agents::Trainer& trainer, const fs::path& run_dir) {
   // The thread count the trainer set (experiment.torch_threads; 0: this process's share of the CPUs).
-  fmt::print("[train] {} torch thread(s)\n", torch::get_num_threads());
+  fmt::print(run_output(), "[train] {} torch thread(s)\n", torch::get_num_threads());
   const auto summary = trainer.train([] { return stop_signal() != 0; });
   const int signal = stop_signal();
   // The handlers stay: a signal now (the sweep's forwarded copy of one that came as training ended) finds the run
   // finished and changes nothing.
   if (summary.interrupted) {
-    fmt::print(
-        "[train] stopped at {} env steps (iteration {}); the newest checkpoint is kept. Continue with:\n"
-        "  ./rlm train --resume {}\n",
-        summary.env_steps, summary.iterations, run_dir.string());
+    fmt::print(run_output(),
+               "[train] stopped at {} env steps (iteration {}); the newest checkpoint is kept. Continue with:\n"
+               "  ./rlm train --resume {}\n",
+               summary.env_steps, summary.iterations, run_dir.string());
     return 128 + (signal != 0 ? signal : SIGINT);
   }
-  fmt::print("[train] done: {} env steps in {} iterations, last mean return {:.4f}\n", summary.env_steps,
+  fmt::print(run_output(), "[train] done: {} env steps in {} iterations, last mean return {:.4f}\n", summary.env_steps,
              summary.iterations, summary.last_return_mean);
   return 0;
 }
@@ -68,7 +69,7 @@ std::unique_ptr<agents::Trainer> make_trainer(const Config& config, const fs::pa
 
 void report_leftovers(const fs::path& run_dir) {
   if (const int removed = agents::remove_interrupted_writes(run_dir); removed > 0)
-    fmt::print("[train] removed {} temp file(s) of writes interrupted in an earlier process\n", removed);
+    fmt::print(run_output(), "[train] removed {} temp file(s) of writes interrupted in an earlier process\n", removed);
 }
 
 }  // namespace
@@ -101,11 +102,11 @@ int resume_run(const fs::path& run_dir, const std::vector<std::string>& override
   report_leftovers(run_dir);
   const auto report = trainer->resume();
   for (const auto& [path, reason] : report.skipped) {
-    fmt::print("[train] skipped checkpoint {}: {}\n", path.filename().string(), reason);
+    fmt::print(run_output(), "[train] skipped checkpoint {}: {}\n", path.filename().string(), reason);
   }
   // Only now that the checkpoint has loaded: a refused or failed resume leaves the run's config as it was.
   if (!overrides.empty()) write_file_atomic(config_file, to_yaml(config));
-  fmt::print("[train] resuming {} from {}\n", run_dir.string(), report.checkpoint.filename().string());
+  fmt::print(run_output(), "[train] resuming {} from {}\n", run_dir.string(), report.checkpoint.filename().string());
   return train_until_done_or_stopped(*trainer, run_dir);
 }
 
@@ -114,9 +115,9 @@ namespace {
 /// Writes the config and trains; `run_dir` exists and is locked.
 int train_in_locked_folder(const Config& config, agents::Trainer& trainer, const fs::path& run_dir) {
   write_file_atomic(run_dir / "config.yaml", to_yaml(config));
-  fmt::print("[train] run folder {}\n", run_dir.string());
+  fmt::print(run_output(), "[train] run folder {}\n", run_dir.string());
   if (const int status = train_until_done_or_stopped(trainer, run_dir); status != 0) return status;
-  fmt::print("[train] evaluate with: ./rlm eval --run {} --episodes 100\n", run_dir.string());
+  fmt::print(run_output(), "[train] evaluate with: ./rlm eval --run {} --episodes 100\n", run_dir.string());
   return 0;
 }
 

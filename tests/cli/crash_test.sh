@@ -8,8 +8,11 @@
 # kill -9 of the sweep alone (its workers must stop through a checkpoint), SIGTERM to its process group (what
 # timeout, systemd and Slurm send) or kill -9 of the whole group (a lost machine), then rerun until it finishes; each
 # run's metrics must equal those of the same sweep run without interruption.
+# --in-process (with --sweep): the interrupted sweeps train their runs as threads of one process (`rlm sweep
+# --in-process`), the reference as worker processes: each run must equal the one trained alone in its own process,
+# through every stop and resume.
 #
-# Usage: tests/cli/crash_test.sh [--quick] [--sweep] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]
+# Usage: tests/cli/crash_test.sh [--quick] [--sweep [--in-process]] [--kills N] [--seed S] [--config FILE] RLM_BINARY [key=value ...]
 #   (an off-policy --config, algo.type sac/sacd/td3, runs with checkpoint.replay_buffer=true)
 #   --quick   a handful of kills on a tiny run (the test suite runs this: cli.crash_resume)
 #   --kills   how many kill -9 (default 30; --quick: 4)
@@ -23,10 +26,12 @@ seed=$((RANDOM * 32768 + RANDOM))
 config="$REPO/configs/gru_repeat_first.yaml"
 quick=0
 sweep=0
+in_process=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; kills=4; shift ;;
     --sweep) sweep=1; shift ;;
+    --in-process) in_process=(--in-process); shift ;;
     --kills) kills="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --config) config="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
@@ -71,7 +76,7 @@ if [ "$sweep" -eq 1 ]; then
     echo "  model.memory.type: [gru, ffm]"
     echo "seeds: 2"
   } >sweep.yaml
-  echo "[crash] sweep mode: kill schedule seed $seed, $kills interruptions, config $config"
+  echo "[crash] sweep mode${in_process[*]:+ (${in_process[*]})}: kill schedule seed $seed, $kills interruptions, config $config"
   start=$(date +%s%N)
   "$RLM" sweep --config sweep.yaml --jobs 2 --out ref >ref.log 2>&1 || { cat ref.log; echo "[crash] FAIL: reference"; exit 1; }
   ref_ms=$((($(date +%s%N) - start) / 1000000))
@@ -88,7 +93,7 @@ if [ "$sweep" -eq 1 ]; then
     rm -rf "$work/crash" crash.log
     while true; do
       attempts=$((attempts + 1))
-      setsid "$RLM" sweep --config sweep.yaml --jobs 2 --out "$work/crash" >>crash.log 2>&1 &
+      setsid "$RLM" sweep --config sweep.yaml --jobs 2 "${in_process[@]}" --out "$work/crash" >>crash.log 2>&1 &
       leader=$!
       if [ "$interrupted" -lt "$kills" ]; then
         delay_ms=$(((RANDOM * 32768 + RANDOM) % (ref_ms + 1)))

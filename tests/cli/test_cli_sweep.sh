@@ -100,6 +100,17 @@ cat broken.log
 grep -q 'FAILED gru_repeat_first__env.id=popgym-Nope__seed=0 (exit 2): rlm: error: .*popgym/Nope' broken.log ||
   fail "the failure should name the run and its error"
 grep -q '2 of 4 runs finished, 2 FAILED' broken.log || fail "summary with failures"
+# The same with the runs as threads of the sweep's process (--in-process): a run's error ends that run alone, with
+# the exit status and error line a worker process would have had, in its log and failed.json.
+status=0
+"$RLM" sweep --config broken.yaml --jobs 2 --in-process --out threads_broken >threads_broken.log 2>&1 || status=$?
+cat threads_broken.log
+[ "$status" -eq 1 ] || fail "an --in-process sweep with failed runs should exit 1, got $status"
+grep -q 'FAILED gru_repeat_first__env.id=popgym-Nope__seed=1 (exit 2): rlm: error: .*popgym/Nope' threads_broken.log ||
+  fail "--in-process: the failure should name the run and its error"
+grep -q '2 of 4 runs finished, 2 FAILED' threads_broken.log || fail "--in-process: summary with failures"
+grep -q 'popgym/Nope' threads_broken/runs/gru_repeat_first__env.id=popgym-Nope__seed=1/failed.json ||
+  fail "--in-process: failed.json"
 
 # A worker stopped from outside (SIGTERM: checkpointed, exit 143) is "stopped", not FAILED, and resumes on a rerun;
 # one killed outright (SIGKILL) is FAILED with its signal. Either way the sweep exits 1. (Resuming after a stop is
@@ -320,6 +331,35 @@ grep -q 'tiny: 2 to 3 of 4 runs (0 finished before), 2 worker(s), 2 on each of G
 grep -q '2 of 2 (runs 2 to 3) runs finished' task1.log || fail "packed task summary"
 [ "$(ls packed/runs/*/done.json | wc -l)" -eq 2 ] && [ -f packed/runs/gru_repeat_first__model.memory.type=ffm__seed=0/done.json ] ||
   fail "packed task 1 should train runs 2 and 3 only: $(ls packed/runs/*/done.json)"
+# --in-process: the same placement with the runs as threads of the sweep's own process (no worker processes), each
+# writing to its own log; a SIGTERM to the process stops both through checkpoints.
+sed -e 's/^name: packed_ext/name: threads_ext/' packed_ext.yaml >threads_ext.yaml
+CUDA_VISIBLE_DEVICES=3,5 "$RLM" sweep --config threads_ext.yaml --runs-per-gpu 1 --in-process >threads_ext.log 2>&1 &
+sweep_pid=$!
+for _ in $(seq 1 600); do
+  [ "$(ls runs/sweeps/threads_ext/runs/*/checkpoints/ckpt_*.rlmckpt 2>/dev/null | wc -l)" -ge 2 ] && break
+  sleep 0.05
+done
+children=$(pgrep -P "$sweep_pid" || true)
+kill -TERM "$sweep_pid"
+status=0
+wait "$sweep_pid" || status=$?
+cat threads_ext.log
+[ -z "$children" ] || fail "--in-process started worker processes: $children"
+grep -q '2 runs (0 finished before), 2 thread(s) of this process, 1 on each of GPU 3, 5' threads_ext.log ||
+  fail "--in-process header line"
+grep -q 'started gru_repeat_first__model.memory.type=gru__seed=1 (2/2) on GPU 5$' threads_ext.log ||
+  fail "--in-process: run 1 on GPU 5"
+[ "$status" -eq 143 ] && [ "$(grep -c 'exit 143; its checkpoint is kept' threads_ext.log)" -eq 2 ] ||
+  fail "a SIGTERM to an --in-process sweep should stop both runs through checkpoints (status $status)"
+for log in runs/sweeps/threads_ext/logs/*.log; do
+  grep -q '^\[train\] stopped at .* env steps' "$log" || fail "$log: the run's own messages belong in its log"
+done
+grep -q '\[train\]' threads_ext.log && fail "--in-process: a run's messages leaked into the sweep's output"
+# Packed array tasks pass --in-process on.
+"$RLM" sweep --config sweep.yaml --out packed_threads --emit slurm slurm4 --runs-per-gpu 2 --in-process >/dev/null
+grep -q -- '--runs-per-gpu 2 --in-process --only "$((task \* 2))-$((task \* 2 + 1))"$' slurm4/tiny.sbatch ||
+  fail "packed --in-process exec line"
 # experiment.torch_threads 0 in a sweep: each worker sizes torch's pool to its share of the CPUs (those it may use,
 # over the workers running at once: RLM_CPU_SHARE), not to every CPU, which would oversubscribe them N-fold.
 sed -e 's/^name: tiny/name: share/' -e 's/^  experiment.device: cpu$/  experiment.device: cpu\n  experiment.torch_threads: 0/' \
@@ -328,6 +368,12 @@ sed -e 's/^name: tiny/name: share/' -e 's/^  experiment.device: cpu$/  experimen
 want=$(($(nproc) / 2))
 [ "$want" -ge 1 ] || want=1
 for log in runs/sweeps/share/logs/*.log; do
+  grep -qx "\[train\] $want torch thread(s)" "$log" || fail "$log: want $want torch threads, $(grep 'torch thread' "$log")"
+done
+# And threads of one process: the same share each.
+"$RLM" sweep --config share.yaml --jobs 2 --in-process --out share_threads >share_threads.log ||
+  { cat share_threads.log; fail "the torch_threads 0 --in-process sweep"; }
+for log in share_threads/logs/*.log; do
   grep -qx "\[train\] $want torch thread(s)" "$log" || fail "$log: want $want torch threads, $(grep 'torch thread' "$log")"
 done
 expect_usage_error() {  # PATTERN ARGS...: exit 2 with PATTERN
@@ -342,4 +388,12 @@ expect_usage_error "--jobs and --runs-per-gpu both" --runs-per-gpu 2 --jobs 2
 CUDA_VISIBLE_DEVICES="" expect_usage_error "--runs-per-gpu 1: no GPU is visible" --runs-per-gpu 1
 expect_usage_error "--only 2-1: not a run index I or a range of them A-B" --only 2-1
 expect_usage_error "--only 4-5: the sweep has 4 runs (0 to 3)" --only 4-5
+# Threads of one process share torch's thread count: runs that ask for different ones are refused before any starts.
+sed -e 's/^name: tiny/name: mixed/' -e 's/model.memory.type: \[gru, ffm\]/experiment.torch_threads: [1, 2]/' \
+  sweep.yaml >mixed.yaml
+status=0
+"$RLM" sweep --config mixed.yaml --jobs 2 --in-process --out mixed 2>mixed.err || status=$?
+[ "$status" -eq 2 ] && grep -q -- "--in-process: the runs share one process, but run 0 (.*) has experiment.torch_threads = 1 and run 2 (.*) has 2" mixed.err ||
+  fail "mixed torch_threads --in-process: status $status, $(cat mixed.err)"
+[ ! -e mixed/runs ] || fail "a refused --in-process sweep started runs"
 echo "cli sweep ok"
