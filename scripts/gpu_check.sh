@@ -6,10 +6,11 @@
 #   throughput and 2- and 8-thread scaling), learn (learning curves at full scale), backends (each backend's PPO
 #   paper config, alone and RLM_BACKENDS_CONCURRENT at once: `rlm bench --backends --paper --concurrent N`),
 #   concurrent (aggregate env steps/s of N runs sharing the GPU through `rlm sweep --runs-per-gpu N`: as processes,
-#   as threads of one process, and as processes under MPS). Default: the first five, in that order, most important first; learn, backends and concurrent only
-#   when named.
+#   as threads of one process, and as processes under MPS). Default: the first five, in that order, most important
+#   first; learn, backends and concurrent only when named.
 #   RLM_CONCURRENT_N, RLM_CONCURRENT_SECONDS, RLM_CONCURRENT_CONFIG: the concurrent stage's run counts (default
-#   "1 4 8"), how long each sweep trains (default 40 s; 7 sweeps) and the config (default SHM Table 1's GRU RepeatPreviousEasy).
+#   "1 4 8"), how long each sweep trains (default 40 s; 7 sweeps) and the config (default SHM Table 1's GRU
+#   RepeatPreviousEasy).
 #   RLM_BUILD_TARGETS: what the build stage builds (default: everything; `rlm` is enough for learn).
 #   RLM_LEARN_RUNS, RLM_LEARN_SECONDS: the learn stage's run list (default scripts/learn_runs/
 #   repeat_previous_easy.txt) and how long its runs train (default 420 s).
@@ -70,7 +71,8 @@ stage_build() {
 
 # The CUDA tests by name (kernels against the CPU ops, backends CPU vs CUDA), so their result stands on its own.
 stage_cuda() {
-  { ./build-gpu/test_scan "[cuda]" && ./build-gpu/test_memory "[cuda]"; } > "$RESULTS/cuda_tests.txt" 2>&1 || status=1
+  { ./build-gpu/test_scan "[cuda]" && ./build-gpu/test_memory "[cuda]" && ./build-gpu/test_agents "[cuda]"; } \
+    > "$RESULTS/cuda_tests.txt" 2>&1 || status=1
   grep -E "passed|failed|FAILED" "$RESULTS/cuda_tests.txt"
   # Without a usable device the tests pass by skipping: that is a failure here.
   if grep -q "no CUDA device: skipped" "$RESULTS/cuda_tests.txt"; then
@@ -199,176 +201,6 @@ print(f"{sys.argv[2]}: {len(rates)} runs, env steps/s each {[round(r) for r in r
 PY
     done
     [ "$way" = mps ] && echo quit | nvidia-cuda-mps-control
-  done
-  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-}
-
-for stage in "${STAGES[@]}"; do
-  case "$stage" in
-    build | cuda | bench | test | envs | learn | backends | concurrent) ;;
-    *)
-      echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs, learn, backends, concurrent)" >&2
-      exit 2
-      ;;
-  esac
-done
-mkdir -p "$RESULTS"
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-
-if [ -d .deps/debs ]; then
-  mkdir -p .deps/root
-  for f in .deps/debs/*.deb; do dpkg -x "$f" .deps/root; done
-  export CMAKE_PREFIX_PATH="$ROOT/.deps/root/usr:${CMAKE_PREFIX_PATH:-}"
-  export CPATH="$ROOT/.deps/root/usr/include:${CPATH:-}"
-  export LIBRARY_PATH="$ROOT/.deps/root/usr/lib/x86_64-linux-gnu:${LIBRARY_PATH:-}"
-  export LD_LIBRARY_PATH="$ROOT/.deps/root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-fi
-# An absolute path: the TensorBoard read-back tests look the interpreter up as a file.
-PYTHON="$(command -v "${RLM_PYTHON:-python3}")"
-export RLM_SOURCE_DIR="$ROOT" RLM_PYTHON="$PYTHON"
-status=0
-
-stage_build() {
-  local torch_cmake
-  torch_cmake=$("$PYTHON" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
-  {
-    nvidia-smi
-    lscpu  # the host CPU: its model and flags go beside every figure in docs/BENCHMARKS.md
-    cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DRLM_CUDA=ON \
-      -DCMAKE_PREFIX_PATH="$torch_cmake;${CMAKE_PREFIX_PATH:-}" &&
-      time ninja -C build-gpu -j "$(nproc)" ${RLM_BUILD_TARGETS:-}
-  } > "$RESULTS/build.log" 2>&1 || { echo "build failed, see $RESULTS/build.log"; tail -30 "$RESULTS/build.log"; exit 1; }
-  tail -4 "$RESULTS/build.log"
-}
-
-# The CUDA tests by name (kernels against the CPU ops, backends CPU vs CUDA), so their result stands on its own.
-stage_cuda() {
-  { ./build-gpu/test_scan "[cuda]" && ./build-gpu/test_memory "[cuda]"; } > "$RESULTS/cuda_tests.txt" 2>&1 || status=1
-  grep -E "passed|failed|FAILED" "$RESULTS/cuda_tests.txt"
-  # Without a usable device the tests pass by skipping: that is a failure here.
-  if grep -q "no CUDA device: skipped" "$RESULTS/cuda_tests.txt"; then
-    echo "CUDA tests SKIPPED: torch sees no CUDA device"
-    status=1
-  fi
-}
-
-# Scan bandwidth against the device's copy bandwidth, every memory backend at POPGym sizes, and PPO on the GPU.
-stage_bench() {
-  ./build-gpu/rlm bench-memory --device cuda --json "$RESULTS/memory_bench.json" > "$RESULTS/memory_bench.txt" 2>&1 ||
-    status=1
-  cat "$RESULTS/memory_bench.txt"
-  ./build-gpu/rlm bench --device cuda --json "$RESULTS/ppo_bench.json" > "$RESULTS/ppo_bench.txt" 2>&1 || status=1
-  cat "$RESULTS/ppo_bench.txt"
-}
-
-# Tests that need what the lent image lacks are left out, and the script says so: the TensorBoard read-back tests
-# when the python has no tensorboard (the H100 image has 2.21.0), and cli.run_safety, whose relative-path case goes
-# through ./rlm, whose set-up installs the Debian packages (no network there). Everything else runs.
-stage_test() {
-  local exclude=()
-  if ! "$PYTHON" -c 'import tensorboard' > /dev/null 2>&1; then
-    echo "left out: the TensorBoard read-back tests ($PYTHON has no tensorboard)"
-    exclude+=("TensorBoard|tensorboard")
-  fi
-  if ! dpkg-query -W libbox2d-dev > /dev/null 2>&1; then
-    echo "left out: cli.run_safety (./rlm's set-up would apt-get the Debian packages)"
-    exclude+=("cli.run_safety")
-  fi
-  local filter=()
-  [ ${#exclude[@]} -gt 0 ] && filter=(-E "$(IFS='|'; echo "${exclude[*]}")")
-  ctest --test-dir build-gpu --output-on-failure -j "$(nproc)" "${filter[@]}" > "$RESULTS/tests.log" 2>&1 || status=1
-  grep -E "tests passed|\*\*\*" "$RESULTS/tests.log" | tail -20
-}
-
-# Env throughput, and VecEnv thread scaling on real cores (the 2-vCPU dev VM cannot show it: its own compute
-# ceiling is ~1.4-1.9x).
-stage_envs() {
-  ./build-gpu/rlm_env_bench --json "$RESULTS/env_bench.json" > "$RESULTS/env_bench.txt" 2>&1 || status=1
-  for threads in 2 8; do
-    ./build-gpu/rlm_env_bench --scaling "$threads" --json "$RESULTS/env_scaling_${threads}t.json" \
-      > "$RESULTS/env_scaling_${threads}t.txt" 2>&1 || status=1
-    tail -1 "$RESULTS/env_scaling_${threads}t.txt"
-  done
-}
-
-# Learning curves at full scale (issue 29 §6): every run of the list trains at once on the GPU, each with its full
-# budget, for RLM_LEARN_SECONDS, and then gets SIGTERM (it checkpoints and stops). learn_curves.csv has every
-# iteration of every run, learn_summary.txt the steps each took to reach returns 0 and 0.9, learn_logs.tar.gz the
-# console logs and run folders without checkpoints. Threads: the envs step on one thread per run and torch gets two.
-stage_learn() {
-  local list="${RLM_LEARN_RUNS:-scripts/learn_runs/repeat_previous_easy.txt}" seconds="${RLM_LEARN_SECONDS:-420}"
-  local work=build-gpu/learn pids=() names=() name config overrides i rc
-  rm -rf "$work"
-  mkdir -p "$work"
-  while read -r name config overrides; do
-    [[ -z "$name" || "$name" == \#* ]] && continue
-    # shellcheck disable=SC2086 # the overrides are separate words
-    timeout -s TERM -k 60 "$seconds" ./build-gpu/rlm train --config "$config" experiment.name="$name" \
-      experiment.runs_dir="$work/runs" experiment.device=cuda experiment.torch_threads=2 \
-      logging.tensorboard=false logging.progress_seconds=60 $overrides > "$work/$name.log" 2>&1 &
-    pids+=($!)
-    names+=("$name")
-  done < "$list"
-  echo "${#pids[@]} runs from $list for $seconds s"
-  for i in "${!pids[@]}"; do
-    wait "${pids[$i]}"
-    rc=$?
-    # 124: stopped by the timeout, as planned; 0: finished its budget.
-    if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
-      echo "${names[$i]}: exit $rc"
-      tail -3 "$work/${names[$i]}.log"
-      status=1
-    fi
-  done
-  "$PYTHON" -m scripts.learn_summary "$work/runs" --csv "$RESULTS/learn_curves.csv" | tee "$RESULTS/learn_summary.txt"
-  tar -czf "$RESULTS/learn_logs.tar.gz" --exclude=checkpoints -C "$work" .
-}
-
-# Each memory backend's PPO paper config on the GPU, timed over its second iteration, against the GRU's (issue 33,
-# goal 2: every one at >= 0.5x), and RLM_BACKENDS_CONCURRENT (default 3) processes of each at once (goal 4). STM and
-# the spiking cell take 30-40 s an iteration alone on an H200 (2026-11-28): several minutes in all.
-stage_backends() {
-  ./build-gpu/rlm bench --device cuda --backends --paper --concurrent "${RLM_BACKENDS_CONCURRENT:-3}" \
-    --json "$RESULTS/backends.json" > "$RESULTS/backends.txt" 2>&1 || status=1
-  cat "$RESULTS/backends.txt"
-}
-
-# Aggregate throughput of runs sharing the GPU (issue 33, goal 1: SHM Table 1 in 8 hours needs >= 56k env steps/s
-# summed over its runs). For each N of RLM_CONCURRENT_N, N seeds of one config train at once through `rlm sweep
-# --runs-per-gpu N` for RLM_CONCURRENT_SECONDS and then get SIGTERM; first as plain processes (the GPU time-slices
-# between their contexts), then under NVIDIA MPS where nvidia-cuda-mps-control starts (kernels of different
-# processes may overlap). concurrent.txt: each run's median env steps/s over its iterations after the first, and their
-# sum per N.
-stage_concurrent() {
-  local config="${RLM_CONCURRENT_CONFIG:-configs/repro/shm_table1/gru/repeat_previous_easy.yaml}"
-  local seconds="${RLM_CONCURRENT_SECONDS:-45}" work=build-gpu/concurrent mps n name
-  rm -rf "$work"
-  mkdir -p "$work"
-  for mps in off on; do
-    if [ "$mps" = on ]; then
-      export CUDA_MPS_PIPE_DIRECTORY="$PWD/$work/mps_pipe" CUDA_MPS_LOG_DIRECTORY="$PWD/$work/mps_log"
-      mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-      nvidia-cuda-mps-control -d || { echo "MPS: nvidia-cuda-mps-control does not start; skipped"; break; }
-    fi
-    for n in ${RLM_CONCURRENT_N:-1 4 8}; do
-      name="mps_${mps}_n$n"
-      printf 'name: %s\nconfigs: %s\noverrides:\n  experiment.device: cuda\n  logging.tensorboard: false\nseeds: %s\n' \
-        "$name" "$PWD/$config" "$n" > "$work/$name.yaml"
-      timeout -s TERM -k 60 "$seconds" ./build-gpu/rlm sweep --config "$work/$name.yaml" --out "$work/$name" \
-        --runs-per-gpu "$n" > "$work/$name.log" 2>&1
-      "$PYTHON" - "$work/$name" "$name" <<'PY' | tee -a "$RESULTS/concurrent.txt"
-import json, pathlib, statistics, sys
-rates = []
-for path in sorted(pathlib.Path(sys.argv[1]).glob("runs/*/metrics.jsonl")):
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    sps = [r["charts/steps_per_second"] for r in rows[1:] if "charts/steps_per_second" in r]
-    if sps:
-        rates.append(statistics.median(sps))
-print(f"{sys.argv[2]}: {len(rates)} runs, env steps/s each {[round(r) for r in rates]}, sum {round(sum(rates))}")
-PY
-    done
-    [ "$mps" = on ] && echo quit | nvidia-cuda-mps-control
   done
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }

@@ -31,6 +31,7 @@
 #include <random>
 #include <thread>
 
+#include "agents/acting_graph.hpp"
 #include "agents/checkpoint.hpp"
 #include "agents/gae.hpp"
 #include "agents/global_generator.hpp"
@@ -180,15 +181,20 @@ class RolloutPolicy : public ActingPolicy {
   struct Rows {
     torch::Tensor obs, starts, actions, log_probs, values, logits;
   };
-  RolloutPolicy(ActorCritic model, const ActionSpec& spec, torch::Device device, Rows rows)
-      : model_(std::move(model)), spec_(spec), device_(device), rows_(std::move(rows)) {}
-  void begin(int64_t num_envs) override { state_ = model_->initial_state(num_envs, device_); }
+  /// `graph`: steps replayed from it where it can (null: eager).
+  RolloutPolicy(ActorCritic model, const ActionSpec& spec, torch::Device device, Rows rows, ActingGraph* graph)
+      : model_(std::move(model)), spec_(spec), device_(device), rows_(std::move(rows)), graph_(graph) {}
+  void begin(int64_t num_envs) override {
+    state_ = model_->initial_state(num_envs, device_);
+    if (graph_ != nullptr) graph_->set_state(state_);
+  }
   torch::Tensor act(const torch::Tensor& obs, const torch::Tensor&, const torch::Tensor&, const torch::Tensor& starts,
                     bool, const torch::Generator& generator) override {
     auto obs_t = rows_.obs[t_];
     obs_t.copy_(obs);
     rows_.starts[t_].copy_(starts);
-    out_ = model_->forward(obs_t.unsqueeze(0).to(device_), state_, starts.unsqueeze(0).to(device_));
+    out_ = graph_ != nullptr ? graph_->step(obs_t, starts)
+                             : model_->forward(obs_t.unsqueeze(0).to(device_), state_, starts.unsqueeze(0).to(device_));
     auto logits = out_.logits[0].to(torch::kCPU);
     ActionDistribution dist(spec_, logits);
     auto actions = dist.sample(generator);
@@ -206,13 +212,20 @@ class RolloutPolicy : public ActingPolicy {
         .values[0];
   }
   /// Called once the step is recorded: the state carried to the next step.
-  void advance() { state_ = memory::detach(out_.state); }
+  void advance() {
+    if (graph_ != nullptr) {
+      graph_->advance();
+    } else {
+      state_ = memory::detach(out_.state);
+    }
+  }
 
  private:
   ActorCritic model_;
   const ActionSpec& spec_;
   torch::Device device_;
   Rows rows_;
+  ActingGraph* graph_;
   memory::MemoryState state_;
   ActorCriticOutput out_;
   int64_t t_ = 0;
@@ -253,7 +266,10 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
       derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kTorchStream, static_cast<uint64_t>(iteration_)}));
   seed_memory_streams(*model_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
                                            {kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
-  RolloutPolicy policy(model_, action_spec_, device_, {r.obs, r.starts, r.actions, r.log_probs, r.values, r.logits});
+  if (acting_graph_ == nullptr && device_.is_cuda() && config_.experiment.cuda_graphs && nn::CudaGraph::supported())
+    acting_graph_ = std::make_unique<ActingGraph>(model_, device_, n, obs_size);
+  RolloutPolicy policy(model_, action_spec_, device_, {r.obs, r.starts, r.actions, r.log_probs, r.values, r.logits},
+                       acting_graph_.get());
 
   // RLlib's complete_episodes: every env plays until it has steps_per_env steps and its episode has ended.
   const int64_t steps_per_env = config_.algo.ppo.steps_per_env;
@@ -289,6 +305,14 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
   const bool complete = run_episodes(*envs_, policy, action_spec_, plan, generator,
                                      [&](EpisodeRecord&& episode) { r.episodes.add(episode); },
                                      {.stop = stop_requested, .on_step = on_step});
+  if (acting_graph_ != nullptr && !acting_reported_ && r.steps > 0) {
+    acting_reported_ = true;
+    if (acting_graph_->replaying()) {
+      fmt::print(run_output(), "[train] acting replays one CUDA graph per step (experiment.cuda_graphs)\n");
+    } else {
+      fmt::print(run_output(), "[train] acting runs eagerly: {}\n", acting_graph_->eager_reason());
+    }
+  }
   if (!complete) return std::nullopt;
   return r;
 }

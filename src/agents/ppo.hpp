@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "agents/acting_graph.hpp"
 #include "agents/action_distribution.hpp"
 #include "agents/actor_critic.hpp"
 #include "agents/experiment_config.hpp"
@@ -61,6 +62,9 @@ class PpoTrainer : public Trainer {
   ActorCritic model_{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::unique_ptr<MetricsLogger> metrics_;
+  /// Acting on a GPU with experiment.cuda_graphs (agents/acting_graph.hpp): made at the first rollout, kept for all.
+  std::unique_ptr<ActingGraph> acting_graph_;
+  bool acting_reported_ = false;      ///< the log said whether acting replays a graph
   ProgressLine* progress_ = nullptr;  ///< set while train() runs
   int64_t saved_iteration_ = -1;      ///< the iteration whose state is the newest checkpoint on disk
   // Trainer state saved in checkpoints.

@@ -40,6 +40,7 @@ struct Case {
   std::string cpu_matmul = "fp32";
   std::string cpu_gemm = "";         ///< "onednn" or "mkl" for the CPU's float32 products; "" keeps the default
   bool last_iteration_rate = false;  ///< the figure is the last iteration's env steps/s, not the whole run's
+  bool cuda_graphs = true;           ///< experiment.cuda_graphs (acting replayed from a CUDA graph on a GPU)
 };
 
 /// A positive count flag (`--NAME N`), or nullopt when absent.
@@ -109,6 +110,21 @@ int bench_command(const Args& args) {
   // bf16 products beside the same config in fp32, where this CPU has them (experiment.cpu_matmul).
   if (cpu && nn::cpu_has_native_bf16())
     cases.push_back({"POPGym paper config, 1 thread, bf16", "configs/popgym/repeat_first.yaml", 1, 1, "", "bf16"});
+  // On a GPU: acting replayed from a CUDA graph (the default) beside eager acting, the paper config's second
+  // iteration (the first includes the capture).
+  if (!cpu) {
+    cases.push_back({.name = "POPGym paper config, graph acting",
+                     .config = "configs/popgym/repeat_first.yaml",
+                     .iterations = 2,
+                     .torch_threads = 0,
+                     .last_iteration_rate = true});
+    cases.push_back({.name = "POPGym paper config, eager acting",
+                     .config = "configs/popgym/repeat_first.yaml",
+                     .iterations = 2,
+                     .torch_threads = 0,
+                     .last_iteration_rate = true,
+                     .cuda_graphs = false});
+  }
   if (quick) cases.resize(1);
   if (backends) {
     cases.clear();
@@ -162,6 +178,7 @@ int bench_command(const Args& args) {
                                           "experiment.device=" + device, "experiment.cpu_matmul=" + c.cpu_matmul};
     if (c.torch_threads > 0) overrides.push_back("experiment.torch_threads=" + std::to_string(c.torch_threads));
     if (!c.memory_type.empty()) overrides.push_back("model.memory.type=" + c.memory_type);
+    if (!c.cuda_graphs) overrides.push_back("experiment.cuda_graphs=false");
     Config config = load_config(source_dir() / c.config, overrides);  // the configs ship with the sources
     // Stop after c.iterations iterations: every iteration collects at least num_envs * steps_per_env steps.
     config.algo.total_steps = static_cast<int64_t>(config.env.num_envs) * config.algo.ppo.steps_per_env * c.iterations;

@@ -25,6 +25,11 @@ struct ExperimentConfig {
   /// CPUs with AVX512-BF16 or AMX-BF16, refused on others). Parameters, optimiser, states and every other op stay
   /// float32. Not the papers' setting: an option for speed.
   std::string cpu_matmul = "fp32";
+  /// On a GPU, PPO's acting step (the model stepped once over every env) is captured as one CUDA graph and replayed,
+  /// where the model allows it: a backend that draws random numbers when acting (SHM's θ rows) stays eager, and so
+  /// does one whose capture fails; the train log says which (agents/acting_graph.hpp). Same results as eager, to
+  /// float rounding. false: always eager. Nothing on the CPU.
+  bool cuda_graphs = true;
   /// Folder under which run folders are created (relative: to the folder rlm is called from).
   std::string runs_dir = "runs";
 
@@ -35,6 +40,7 @@ struct ExperimentConfig {
     v.field("device", device, one_of({"auto", "cpu", "cuda"}));
     v.field("torch_threads", torch_threads, in_range(0, 1024));
     v.field("cpu_matmul", cpu_matmul, one_of({"fp32", "bf16"}));
+    v.field("cuda_graphs", cuda_graphs);
     v.field("runs_dir", runs_dir, non_empty());
   }
   /// name is one folder name and runs_dir a usable path (run_config.cpp).

@@ -46,6 +46,9 @@ class Memory : public torch::nn::Module {
   /// from `generator` (a CPU generator) from now on, so a trainer can derive them from the run's seeded streams and
   /// reseed them where it needs to; without one they come from torch's global generator.
   void set_generator(torch::Generator generator) { generator_ = std::move(generator); }
+  /// How many random draws this backend's forwards have made so far: a caller learns from it whether a forward draws
+  /// (agents/acting_graph.hpp cannot capture one that does).
+  uint64_t draws() const { return draws_; }
 
  protected:
   /// U[0, 1) / N(0, 1) / integers in [0, high) of `sizes`, on `options`' device and dtype: from the generator when
@@ -56,6 +59,7 @@ class Memory : public torch::nn::Module {
 
  private:
   std::optional<torch::Generator> generator_;
+  mutable uint64_t draws_ = 0;
 };
 
 /// The state of batch entries `index` (int64 [K]) of `state`.
