@@ -203,6 +203,31 @@ PY
     [ "$way" = mps ] && echo quit | nvidia-cuda-mps-control
   done
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  # Runs on threads of one process must give what they give alone, within float rounding on a GPU (issue 33): the
+  # same seeds' first iterations, threads against processes (before any update only acting's kernels differ in
+  # nothing but their stream; the first update adds the rest).
+  for n in ${RLM_CONCURRENT_N:-1 4 8}; do
+    [ -d "$work/threads_n$n" ] && [ -d "$work/processes_n$n" ] || continue
+    "$PYTHON" - "$work/processes_n$n" "$work/threads_n$n" "$n" <<'PY' | tee -a "$RESULTS/concurrent.txt"
+import json, pathlib, sys
+keys = ["charts/episode_return_mean", "losses/total_loss", "losses/kl", "losses/value_loss"]
+def first(run):
+    path = run / "metrics.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return rows[0] if rows else None
+worst, compared = 0.0, 0
+for run in sorted((pathlib.Path(sys.argv[1]) / "runs").iterdir()):
+    a, b = first(run), first(pathlib.Path(sys.argv[2]) / "runs" / run.name)
+    if a is None or b is None:
+        continue
+    for k in keys:
+        if k in a and k in b:
+            worst = max(worst, abs(a[k] - b[k]) / max(1e-6, abs(a[k])))
+            compared += 1
+print(f"threads vs processes, n = {sys.argv[3]}: {compared} first-iteration values compared, "
+      f"largest relative difference {worst:.3g}")
+PY
+  done
 }
 
 for stage in "${STAGES[@]}"; do
