@@ -456,7 +456,8 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
         std::vector<EpisodeRecord> records;
         const auto generator = generator_for(stream({kTorchStream, static_cast<uint64_t>(iteration_)}));
         agent_->eval();  // acting as PPO does: the spiking cell's fixed threshold (spiking paper Eq. 8)
-        seed_memory_streams(*agent_, stream({kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
+        seed_memory_streams(*agent_, stream({kMemoryStream, 0, static_cast<uint64_t>(iteration_)}),
+                            config_.experiment.memory_draws_on_device);
         OffPolicyActingPolicy actor_policy(agent_, algorithm_, device_);
         UniformRandomPolicy random_policy(spec_);
         ActingPolicy& policy = warmup ? static_cast<ActingPolicy&>(random_policy) : actor_policy;
@@ -499,7 +500,8 @@ TrainSummary OffPolicyTrainer::train(const std::function<bool()>& stop_requested
         progress.phase([&] { return fmt::format("iter {}: {} updates to go", iteration_ + 1, pending_updates_); });
         const ReplayBatch batch = sample_batch(updates_);
         const auto generator = generator_for(stream({kUpdateStream, static_cast<uint64_t>(updates_)}));
-        seed_memory_streams(*agent_, stream({kMemoryStream, 1, static_cast<uint64_t>(updates_)}));
+        seed_memory_streams(*agent_, stream({kMemoryStream, 1, static_cast<uint64_t>(updates_)}),
+                            config_.experiment.memory_draws_on_device);
         iteration_stats_.add(update(batch, generator));
         ++updates_;
         --pending_updates_;

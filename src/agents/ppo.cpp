@@ -264,8 +264,10 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
 
   torch::Generator generator = at::detail::createCPUGenerator(
       derive_seed(static_cast<uint64_t>(config_.experiment.seed), {kTorchStream, static_cast<uint64_t>(iteration_)}));
-  seed_memory_streams(*model_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                           {kMemoryStream, 0, static_cast<uint64_t>(iteration_)}));
+  seed_memory_streams(*model_,
+                      derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                  {kMemoryStream, 0, static_cast<uint64_t>(iteration_)}),
+                      config_.experiment.memory_draws_on_device);
   if (acting_graph_ == nullptr && device_.is_cuda() && config_.experiment.cuda_graphs && nn::CudaGraph::supported())
     acting_graph_ = std::make_unique<ActingGraph>(model_, device_, n, obs_size);
   RolloutPolicy policy(model_, action_spec_, device_, {r.obs, r.starts, r.actions, r.log_probs, r.values, r.logits},
@@ -418,8 +420,10 @@ std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
   std::mt19937_64 order_rng(derive_seed(static_cast<uint64_t>(config_.experiment.seed),
                                         {kMinibatchStream, static_cast<uint64_t>(iteration_)}));
   std::vector<int64_t> order(num_minibatches);
-  seed_memory_streams(*model_, derive_seed(static_cast<uint64_t>(config_.experiment.seed),
-                                           {kMemoryStream, 1, static_cast<uint64_t>(iteration_)}));
+  seed_memory_streams(*model_,
+                      derive_seed(static_cast<uint64_t>(config_.experiment.seed),
+                                  {kMemoryStream, 1, static_cast<uint64_t>(iteration_)}),
+                      config_.experiment.memory_draws_on_device);
   LossStats stats;
   const auto parameters = model_->parameters();
 

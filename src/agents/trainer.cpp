@@ -64,16 +64,17 @@ LoadedPolicy load_policy(const Config& config, const envs::VecEnv& envs, const f
   }
   module->to(device);
   module->eval();
-  seed_memory_streams(*module, derive_seed(static_cast<uint64_t>(config.experiment.seed), {kMemoryStream, 3}));
+  seed_memory_streams(*module, derive_seed(static_cast<uint64_t>(config.experiment.seed), {kMemoryStream, 3}),
+                      config.experiment.memory_draws_on_device);
   loaded.policy = model.make();
   return loaded;
 }
 
-void seed_memory_streams(torch::nn::Module& root, uint64_t seed) {
+void seed_memory_streams(torch::nn::Module& root, uint64_t seed, bool on_device) {
   uint64_t position = 0;
   for (const auto& module : root.modules()) {
     if (auto* memory = dynamic_cast<memory::Memory*>(module.get())) {
-      memory->set_generator(at::detail::createCPUGenerator(derive_seed(seed, {position})));
+      memory->set_generator(at::detail::createCPUGenerator(derive_seed(seed, {position})), on_device);
     }
     ++position;
   }

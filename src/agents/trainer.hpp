@@ -81,8 +81,9 @@ LoadedPolicy load_policy(const Config& config, const envs::VecEnv& envs, const s
 /// Gives every memory backend inside `root` its own CPU generator, seeded from `seed` and the backend's position in
 /// the module tree, for its random draws (SHM's θ rows, the spiking cell's thresholds). Trainers call it with a seed
 /// derived from (experiment seed, kMemoryStream, phase, counter) wherever they re-derive their other streams, so the
-/// draws are part of the run's seeded streams and a resume repeats them.
-void seed_memory_streams(torch::nn::Module& root, uint64_t seed);
+/// draws are part of the run's seeded streams and a resume repeats them. `on_device`: a backend on a GPU draws there
+/// (Memory::set_generator; experiment.memory_draws_on_device).
+void seed_memory_streams(torch::nn::Module& root, uint64_t seed, bool on_device = false);
 
 /// The torch device a config asks for (experiment.device: auto picks CUDA when a GPU is present).
 torch::Device resolve_device(const std::string& device);

@@ -1,7 +1,8 @@
 // `rlm bench-memory [--device D] [--sequences N] [--steps T] [--json FILE]`: the memory layer's speed, side by side in
 // one run (docs/BENCHMARKS.md): linear_scan against the naive loop of torch ops (and, on a GPU, its achieved
 // bandwidth against the device's measured copy bandwidth), then per backend at POPGym sizes the forward+backward time
-// of one PPO minibatch (N sequences × T steps) and the single-step latency at batch 1 (acting).
+// of one PPO minibatch (N sequences × T steps) and the single-step latency at batch 1 (acting), each with the torch
+// operators it runs (nn/op_counter.hpp: about one kernel launch each on a GPU, where many small ones bound the time).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
 #include "memory/registry.hpp"
+#include "nn/op_counter.hpp"
 #include "scan/linear_scan.hpp"
 
 namespace rlm::app {
@@ -115,8 +117,9 @@ int memory_bench_command(const Args& args) {
   }
 
   // ---- backends ----
-  fmt::print("{:<28} {:>12} {:>20} {:>22} {:>18}\n", "backend", "parameters",
-             fmt::format("fwd+bwd {}x{} (s)", sequences, steps), "step latency B=1 (us)", "weights read (us)");
+  fmt::print("{:<28} {:>12} {:>20} {:>22} {:>18} {:>14} {:>10}\n", "backend", "parameters",
+             fmt::format("fwd+bwd {}x{} (s)", sequences, steps), "step latency B=1 (us)", "weights read (us)",
+             "fwd+bwd ops", "step ops");
   nlohmann::json backends = nlohmann::json::array();
   for (const auto& c : popgym_backends()) {
     if (!only.empty() && c.config.type != only) continue;
@@ -130,8 +133,8 @@ int memory_bench_command(const Args& args) {
     for (const auto& t : memory->initial_state(1, torch::kCPU).tensors) state_floats += t.numel();
     const double autograd_gb = c.config.type == "stm" ? 4.0 * state_floats * sequences * steps / 1e9 : 0.0;
     if (autograd_gb > 8.0) {
-      fmt::print("{:<28} {:>12} {:>20} {:>22} {:>18}\n", c.name, parameters,
-                 fmt::format("needs ~{:.0f} GB", autograd_gb), "-", "-");
+      fmt::print("{:<28} {:>12} {:>20} {:>22} {:>18} {:>14} {:>10}\n", c.name, parameters,
+                 fmt::format("needs ~{:.0f} GB", autograd_gb), "-", "-", "-", "-");
       backends.push_back({{"backend", c.name},
                           {"type", c.config.type},
                           {"parameters", parameters},
@@ -142,24 +145,37 @@ int memory_bench_command(const Args& args) {
     auto starts = torch::zeros({steps, sequences}, torch::TensorOptions().dtype(torch::kBool).device(device));
     starts[0].fill_(true);
     memory->train();
-    const double train_s = median_seconds(device, 2, [&] {
+    const auto train = [&] {
       memory->zero_grad();
       auto out = memory->forward(x, memory->initial_state(sequences, device), starts);
       out.y.sum().backward();
-    });
+    };
+    const double train_s = median_seconds(device, 2, train);
+    int64_t train_ops = 0, step_ops = 0;
+    {
+      const nn::OpCounter ops;
+      train();
+      synchronize(device);
+      train_ops = ops.count();
+    }
     memory->eval();
     torch::NoGradGuard no_grad;
     auto state = memory->initial_state(1, device);
     auto x1 = torch::randn({1, 1, c.input_size}, torch::TensorOptions().device(device));
     auto s1 = torch::zeros({1, 1}, torch::TensorOptions().dtype(torch::kBool).device(device));
     const double step_s = median_seconds(device, 200, [&] { state = memory->forward(x1, state, s1).state; });
+    {
+      const nn::OpCounter ops;
+      state = memory->forward(x1, state, s1).state;
+      step_ops = ops.count();
+    }
     // A floor under any step that touches every weight once: reading all parameters (a sum per tensor), in the same
     // run. At batch 1 a layer with millions of weights is bound by this, not by its arithmetic.
     const double read_s = median_seconds(device, 200, [&] {
       for (const auto& p : memory->parameters()) p.sum();
     });
-    fmt::print("{:<28} {:>12} {:>20.3f} {:>22.1f} {:>18.1f}\n", c.name, parameters, train_s, step_s * 1e6,
-               read_s * 1e6);
+    fmt::print("{:<28} {:>12} {:>20.3f} {:>22.1f} {:>18.1f} {:>14} {:>10}\n", c.name, parameters, train_s, step_s * 1e6,
+               read_s * 1e6, train_ops, step_ops);
     std::fflush(stdout);
     backends.push_back({{"backend", c.name},
                         {"type", c.config.type},
@@ -168,7 +184,9 @@ int memory_bench_command(const Args& args) {
                         {"steps", steps},
                         {"forward_backward_s", train_s},
                         {"step_latency_us", step_s * 1e6},
-                        {"weights_read_us", read_s * 1e6}});
+                        {"weights_read_us", read_s * 1e6},
+                        {"forward_backward_ops", train_ops},
+                        {"step_ops", step_ops}});
   }
   results["backends"] = backends;
   if (auto json = parsed.get("json")) write_file_atomic(*json, results.dump(2) + "\n");

@@ -30,6 +30,12 @@ struct ExperimentConfig {
   /// does one whose capture fails; the train log says which (agents/acting_graph.hpp). Same results as eager, to
   /// float rounding. false: always eager. Nothing on the CPU.
   bool cuda_graphs = true;
+  /// On a GPU, a memory's random draws (SHM's θ rows, the spiking cell's training thresholds) are made there, from a
+  /// generator seeded from the run's stream (Memory::set_generator). false: drawn on the CPU, the numbers a CPU run
+  /// draws, and copied over: for the spiking cell's thresholds, [T, B, 2·1024] floats per minibatch, about 70 ms of one
+  /// CPU core per 8,192-step minibatch (Xeon AMX VM), so ~17 s of the 30 × 8 minibatches of a paper-config PPO
+  /// iteration, which took 28 s on an H200. Nothing on the CPU.
+  bool memory_draws_on_device = true;
   /// Folder under which run folders are created (relative: to the folder rlm is called from).
   std::string runs_dir = "runs";
 
@@ -41,6 +47,7 @@ struct ExperimentConfig {
     v.field("torch_threads", torch_threads, in_range(0, 1024));
     v.field("cpu_matmul", cpu_matmul, one_of({"fp32", "bf16"}));
     v.field("cuda_graphs", cuda_graphs);
+    v.field("memory_draws_on_device", memory_draws_on_device);
     v.field("runs_dir", runs_dir, non_empty());
   }
   /// name is one folder name and runs_dir a usable path (run_config.cpp).

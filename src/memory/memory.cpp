@@ -1,5 +1,7 @@
 #include "memory/memory.hpp"
 
+#include <ATen/detail/CUDAHooksInterface.h>
+
 namespace rlm::memory {
 
 MemoryState select_batch(const MemoryState& state, const torch::Tensor& index) {
@@ -16,15 +18,33 @@ MemoryState detach(const MemoryState& state) {
   return out;
 }
 
+void Memory::set_generator(torch::Generator generator, bool on_device) {
+  generator_ = std::move(generator);
+  draws_on_device_ = on_device;
+  device_generator_.reset();
+}
+
+std::optional<torch::Generator> Memory::device_generator(const torch::Device& device) const {
+  if (!generator_ || !draws_on_device_ || !device.is_cuda()) return std::nullopt;
+  if (!device_generator_ || device_generator_->device() != device) {
+    const c10::DeviceIndex index = device.has_index() ? device.index() : c10::DeviceIndex(-1);
+    device_generator_ = at::detail::getCUDAHooks().getNewGenerator(index);
+    device_generator_->set_current_seed(generator_->current_seed());
+  }
+  return device_generator_;
+}
+
 torch::Tensor Memory::draw_uniform(at::IntArrayRef sizes, const torch::TensorOptions& options) const {
   ++draws_;
   if (!generator_) return torch::rand(sizes, options);
+  if (const auto on_device = device_generator(options.device())) return torch::rand(sizes, *on_device, options);
   return torch::rand(sizes, *generator_, options.device(torch::kCPU)).to(options.device());
 }
 
 torch::Tensor Memory::draw_normal(at::IntArrayRef sizes, const torch::TensorOptions& options) const {
   ++draws_;
   if (!generator_) return torch::randn(sizes, options);
+  if (const auto on_device = device_generator(options.device())) return torch::randn(sizes, *on_device, options);
   return torch::randn(sizes, *generator_, options.device(torch::kCPU)).to(options.device());
 }
 
@@ -32,6 +52,8 @@ torch::Tensor Memory::draw_index(int64_t high, at::IntArrayRef sizes, const torc
   ++draws_;
   const auto options = torch::TensorOptions().dtype(torch::kLong);
   if (!generator_) return torch::randint(high, sizes, options.device(device));
+  if (const auto on_device = device_generator(device))
+    return torch::randint(high, sizes, *on_device, options.device(device));
   return torch::randint(high, sizes, *generator_, options).to(device);
 }
 

@@ -44,8 +44,11 @@ class Memory : public torch::nn::Module {
 
   /// The random draws of a forward (SHM's θ rows and random calibrations, the spiking cell's training thresholds) come
   /// from `generator` (a CPU generator) from now on, so a trainer can derive them from the run's seeded streams and
-  /// reseed them where it needs to; without one they come from torch's global generator.
-  void set_generator(torch::Generator generator) { generator_ = std::move(generator); }
+  /// reseed them where it needs to; without one they come from torch's global generator. `on_device`: draws for a
+  /// CUDA tensor come instead from a generator of that device seeded with `generator`'s seed (Philox: deterministic,
+  /// and no host work or copy; drawing the spiking cell's thresholds on the CPU took most of its GPU iteration);
+  /// without it they are the CPU run's numbers, copied over.
+  void set_generator(torch::Generator generator, bool on_device = false);
   /// How many random draws this backend's forwards have made so far: a caller learns from it whether a forward draws
   /// (agents/acting_graph.hpp cannot capture one that does).
   uint64_t draws() const { return draws_; }
@@ -59,7 +62,12 @@ class Memory : public torch::nn::Module {
 
  private:
   std::optional<torch::Generator> generator_;
+  bool draws_on_device_ = false;
+  mutable std::optional<torch::Generator> device_generator_;  ///< made at the first draw on a device
   mutable uint64_t draws_ = 0;
+
+  /// The generator for a draw on `device` when draws_on_device_ applies there, else nullopt.
+  std::optional<torch::Generator> device_generator(const torch::Device& device) const;
 };
 
 /// The state of batch entries `index` (int64 [K]) of `state`.
