@@ -174,6 +174,25 @@ void PpoTrainer::diverged(const std::string& what) const {
 // ---------------------------------------------------------------------------------------------------------------
 namespace {
 
+/// torch::nn::utils::clip_grad_norm_ with the L2 norm, without its closing item(): the global norm stays on the device
+/// (a 0-dim tensor), so that the update reads it with the loss in one wait. The same operations in the same order,
+/// so the same gradients and norm; with no limit (max_norm <= 0) the clipping, a multiply by exactly 1, is left out.
+torch::Tensor clip_grad_norm(const std::vector<torch::Tensor>& parameters, double max_norm) {
+  std::vector<torch::Tensor> grads, norms;
+  for (const auto& p : parameters) {
+    if (p.grad().defined()) grads.push_back(p.grad());
+  }
+  if (grads.empty()) return torch::zeros({}, torch::kFloat32);
+  norms.reserve(grads.size());
+  for (const auto& g : grads) norms.push_back(g.data().norm(2.0));
+  const auto total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2.0);
+  if (max_norm > 0) {
+    const auto coefficient = torch::clamp(max_norm / (total + 1e-6), std::nullopt, 1.0);
+    for (auto& g : grads) g.data().mul_(coefficient);
+  }
+  return total;
+}
+
 /// PPO's acting policy inside a rollout: steps the model with T = 1 and records, per step, what the update needs
 /// (obs, starts, actions, log-probs, values, logits) into the rollout's row t.
 class RolloutPolicy : public ActingPolicy {
@@ -425,6 +444,7 @@ std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
                                   {kMemoryStream, 1, static_cast<uint64_t>(iteration_)}),
                       config_.experiment.memory_draws_on_device);
   LossStats stats;
+  torch::Tensor sums, first_deviation;  // on the device: see below
   const auto parameters = model_->parameters();
 
   for (int epoch = 0; epoch < algo.epochs; ++epoch) {
@@ -469,30 +489,42 @@ std::optional<PpoTrainer::LossStats> PpoTrainer::update(const Batch& batch,
       const auto total = mean_valid(-surrogate + algo.vf_loss_coeff * value_loss - algo.entropy_coeff * entropy) +
                          kl_coeff_ * mean_valid(kl);
 
+      optimizer_->zero_grad();
+      total.backward();
+      const auto norm = clip_grad_norm(parameters, algo.grad_clip);
       // Divergence checks before anything changes the parameters: a non-finite loss or gradient never reaches them.
-      const double total_value = total.item<double>();
+      // The loss and the norm come to the host together, the minibatch's one wait for the device.
+      const auto checked = torch::stack({total.detach().to(torch::kDouble), norm.to(torch::kDouble)}).to(torch::kCPU);
+      const double total_value = checked[0].item<double>(), grad_norm = checked[1].item<double>();
       if (!std::isfinite(total_value)) {
         diverged(fmt::format("the loss is {} (epoch {}, minibatch {})", total_value, epoch + 1, k + 1));
       }
-      optimizer_->zero_grad();
-      total.backward();
-      const double grad_norm = torch::nn::utils::clip_grad_norm_(
-          parameters, algo.grad_clip > 0 ? algo.grad_clip : std::numeric_limits<double>::infinity());
       if (!std::isfinite(grad_norm)) {
         diverged(fmt::format("the gradient norm is {} (epoch {}, minibatch {})", grad_norm, epoch + 1, k + 1));
       }
       optimizer_->step();
 
       stats.grad_norm += grad_norm;
-      stats.policy_loss += policy_loss.item<double>();
-      stats.value_loss += mean_valid(value_loss).item<double>();
-      stats.entropy += mean_valid(entropy).item<double>();
-      stats.kl += mean_valid(kl).item<double>();
       stats.total_loss += total_value;
-      stats.clip_fraction += mean_valid((deviation > algo.clip_param).to(torch::kFloat32)).item<double>();
-      if (stats.minibatches == 0) stats.first_ratio_deviation = (deviation * valid).max().item<double>();
+      {
+        // The other statistics are summed on the device, in float64 and in minibatch order as the host would, and
+        // read once after the update.
+        torch::NoGradGuard no_grad;
+        const auto parts = torch::stack({policy_loss, mean_valid(value_loss), mean_valid(entropy), mean_valid(kl),
+                                         mean_valid((deviation > algo.clip_param).to(torch::kFloat32))})
+                               .to(torch::kDouble);
+        sums = sums.defined() ? sums + parts : parts;
+        if (stats.minibatches == 0) first_deviation = (deviation * valid).max();
+      }
       ++stats.minibatches;
     }
+  }
+  if (sums.defined()) {
+    const auto totals = sums.to(torch::kCPU);
+    const auto* sum = totals.data_ptr<double>();
+    stats.policy_loss = sum[0], stats.value_loss = sum[1], stats.entropy = sum[2], stats.kl = sum[3];
+    stats.clip_fraction = sum[4];
+    stats.first_ratio_deviation = first_deviation.item<double>();
   }
   const double k = static_cast<double>(std::max<int64_t>(1, stats.minibatches));
   stats.policy_loss /= k, stats.value_loss /= k, stats.entropy /= k, stats.kl /= k, stats.total_loss /= k;
