@@ -26,7 +26,8 @@ void Memory::set_generator(torch::Generator generator, bool on_device) {
 
 std::optional<torch::Generator> Memory::device_generator(const torch::Device& device) const {
   if (!generator_ || !draws_on_device_ || !device.is_cuda()) return std::nullopt;
-  if (!device_generator_ || device_generator_->device() != device) {
+  // A device without an index is the current one: the generator made for it stays (its stream goes on).
+  if (!device_generator_ || (device.has_index() && device_generator_->device() != device)) {
     const c10::DeviceIndex index = device.has_index() ? device.index() : c10::DeviceIndex(-1);
     device_generator_ = at::detail::getCUDAHooks().getNewGenerator(index);
     device_generator_->set_current_seed(generator_->current_seed());

@@ -54,6 +54,17 @@ TEST_CASE("memory draws on a GPU: deterministic per seed, different across seeds
   const auto a = forward(*memory, 7, true, torch::kCUDA);
   CHECK(torch::equal(forward(*memory, 7, true, torch::kCUDA), a));
   CHECK_FALSE(torch::equal(forward(*memory, 8, true, torch::kCUDA), a));
+  // One seeding, two forwards: the device stream goes on (a generator made afresh per draw would repeat it).
+  memory->set_generator(at::detail::createCPUGenerator(7), true);
+  torch::manual_seed(3);
+  const auto x = torch::randn({6, 2, 8}).cuda();
+  auto starts = torch::zeros({6, 2}, torch::kBool);
+  starts[0].fill_(true);
+  starts = starts.cuda();
+  const auto first = memory->forward(x, memory->initial_state(2, torch::kCUDA), starts).y.cpu();
+  const auto second = memory->forward(x, memory->initial_state(2, torch::kCUDA), starts).y.cpu();
+  CHECK(torch::equal(first, a));
+  CHECK_FALSE(torch::equal(second, first));
   // Drawn on the CPU instead: another stream, the CPU run's numbers.
   CHECK_FALSE(torch::equal(forward(*memory, 7, false, torch::kCUDA), a));
 }
