@@ -63,18 +63,17 @@ void ActingGraph::advance() {
 const ActorCriticOutput& ActingGraph::step(const torch::Tensor& obs, const torch::Tensor& starts) {
   obs_[0].copy_(obs);
   starts_[0].copy_(starts);
-  if (!decided_) {
-    decide();
-  } else if (graph_ != nullptr) {
+  if (graph_ != nullptr) {
     graph_->replay();
-  } else {
+  } else if (!eager_reason_.empty()) {
     out_ = model_->forward(obs_, state_, starts_);
+  } else {
+    decide();  // the first step
   }
   return out_;
 }
 
 void ActingGraph::decide() {
-  decided_ = true;
   const uint64_t draws_before = memory_draws();
   const ActorCriticOutput eager = model_->forward(obs_, state_, starts_);
   out_ = eager;

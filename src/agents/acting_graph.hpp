@@ -38,11 +38,10 @@ class ActingGraph {
 
  private:
   ActorCritic model_;
-  torch::Tensor obs_, starts_;  // [1, B, obs_size], [1, B] on the device: the graph's inputs
-  memory::MemoryState state_;   // the graph's state input
-  std::unique_ptr<nn::CudaGraph> graph_;
-  bool decided_ = false;
-  std::string eager_reason_;
+  torch::Tensor obs_, starts_;            // [1, B, obs_size], [1, B] on the device: the graph's inputs
+  memory::MemoryState state_;             // the graph's state input
+  std::unique_ptr<nn::CudaGraph> graph_;  // set once the first step decided to replay
+  std::string eager_reason_;              // set once it decided against
   ActorCriticOutput out_;
 
   uint64_t memory_draws() const;

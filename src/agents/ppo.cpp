@@ -287,7 +287,7 @@ std::optional<PpoTrainer::Rollout> PpoTrainer::collect_rollout(const std::functi
                       derive_seed(static_cast<uint64_t>(config_.experiment.seed),
                                   {kMemoryStream, 0, static_cast<uint64_t>(iteration_)}),
                       config_.experiment.memory_draws_on_device);
-  if (acting_graph_ == nullptr && device_.is_cuda() && config_.experiment.cuda_graphs && nn::CudaGraph::supported())
+  if (acting_graph_ == nullptr && device_.is_cuda() && config_.experiment.cuda_graphs)
     acting_graph_ = std::make_unique<ActingGraph>(model_, device_, n, obs_size);
   RolloutPolicy policy(model_, action_spec_, device_, {r.obs, r.starts, r.actions, r.log_probs, r.values, r.logits},
                        acting_graph_.get());

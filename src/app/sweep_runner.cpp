@@ -84,12 +84,19 @@ nlohmann::json manifest(const sweep::SweepSpec& spec, const std::vector<sweep::S
   return j;
 }
 
-int check_run_configs(const SweepJob& job) {
+/// Loads every run's config (errors point at the sweep file's line) and returns the largest torch_threads. The runs
+/// of `one_process` (those an `--in-process` sweep trains; empty: none) share one process, and with it torch's thread
+/// count and CPU matrix products, so they must ask for the same experiment.torch_threads and cpu_matmul (UsageError
+/// naming two runs that differ).
+int check_run_configs(const SweepJob& job, std::span<const sweep::SweepRun> one_process) {
   const auto& spec = job.spec;
   int threads = 1;
+  std::optional<ExperimentConfig> shared;  // the first of one_process's runs
   for (const auto& run : job.runs) {
+    std::optional<Config> config;
     try {
-      threads = std::max(threads, load_config(run.config, run.overrides).experiment.torch_threads);
+      config = load_config(run.config, run.overrides);
+      threads = std::max(threads, config->experiment.torch_threads);
     } catch (const std::exception& e) {
       // The sweep hands its overrides to train as command-line tokens, and a config error names a bad one as
       // "command line: TOKEN: ...": point at the sweep file's line that wrote it instead.
@@ -106,6 +113,20 @@ int check_run_configs(const SweepJob& job) {
       }
       throw ConfigError(fmt::format("{}: run {} ({}): {}", spec.file.string(), run.index, run.id, message));
     }
+    if (one_process.empty() || run.index < one_process.front().index || run.index > one_process.back().index) continue;
+    if (!shared) {
+      shared = config->experiment;
+      continue;
+    }
+    const auto differ = [&](const char* key, const auto& a, const auto& b) {
+      if (a == b) return;
+      throw UsageError(
+          fmt::format("--in-process: the runs share one process, but run {} ({}) has {} = {} and run {} ({}) "
+                      "has {}; give them one value, or train them as processes (without --in-process)",
+                      one_process.front().index, one_process.front().id, key, a, run.index, run.id, b));
+    };
+    differ("experiment.torch_threads", shared->torch_threads, config->experiment.torch_threads);
+    differ("experiment.cpu_matmul", shared->cpu_matmul, config->experiment.cpu_matmul);
   }
   return threads;
 }
@@ -196,28 +217,6 @@ void check_unchanged_runs(const SweepJob& job, std::span<const sweep::SweepRun> 
     }
   }
   if (!rerun_changed && changed > 0) refuse_changed_runs(job, changed, described);
-}
-
-/// `--in-process`: the runs share one process, and with it torch's thread count and CPU matrix products, so they must
-/// ask for the same experiment.torch_threads and experiment.cpu_matmul (UsageError naming two runs that differ).
-void check_one_process_settings(std::span<const sweep::SweepRun> runs) {
-  std::optional<Config> first;
-  for (const auto& run : runs) {
-    const Config config = load_config(run.config, run.overrides);
-    if (!first) {
-      first = config;
-      continue;
-    }
-    const auto differ = [&](const char* key, const auto& a, const auto& b) {
-      if (a == b) return;
-      throw UsageError(
-          fmt::format("--in-process: the runs share one process, but run {} ({}) has {} = {} and run {} ({}) "
-                      "has {}; give them one value, or train them as processes (without --in-process)",
-                      runs.front().index, runs.front().id, key, a, run.index, run.id, b));
-    };
-    differ("experiment.torch_threads", first->experiment.torch_threads, config.experiment.torch_threads);
-    differ("experiment.cpu_matmul", first->experiment.cpu_matmul, config.experiment.cpu_matmul);
-  }
 }
 
 /// --only's value: "I", one run trained in this process (what a worker does), or "A-B", runs A to B with local
@@ -446,15 +445,11 @@ class InProcessWorkers final : public Workers {
     threads_.start(
         index, [this, index] { return run_one(job_, index, /*dry_run=*/false, rerun_changed_); }, log_of(job_, run),
         gpu);
-    runs_[index] = &run;
   }
   std::optional<WorkerEnd> poll() override {
     const auto ended = threads_.poll(std::chrono::milliseconds(20));
     if (!ended) return std::nullopt;
-    const auto it = runs_.find(ended->first);
-    const WorkerEnd end = {it->second, ended->second, 0};
-    runs_.erase(it);
-    return end;
+    return WorkerEnd{&job_.runs[static_cast<size_t>(ended->first)], ended->second, 0};  // the id is the run's index
   }
   size_t running() const override { return threads_.running(); }
   int stop_requested() const override { return stop_signal(); }
@@ -464,7 +459,6 @@ class InProcessWorkers final : public Workers {
   const SweepJob& job_;
   bool rerun_changed_;
   ThreadWorkers threads_;
-  std::map<int, const sweep::SweepRun*> runs_;
 };
 
 /// Trains runs [first, last] of the sweep with local workers placed as `placement` says.
@@ -750,11 +744,14 @@ int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::opti
     last = selected.last;
   }
   const std::span<const sweep::SweepRun> runs(job.runs.data() + first, last - first + 1);
-  // Every run's config, then what the folder holds, before anything starts and before sweep.json claims new values.
-  const int threads = check_run_configs(job);
+  // Every run's config, then what the folder holds, before anything starts and before sweep.json claims new values
+  // (or --rerun-changed empties a folder).
+  const bool in_process = parsed.has("in-process");
+  const bool trains_here = !emit_dir && !parsed.has("dry-run");
+  const int threads = check_run_configs(job, in_process && trains_here ? runs : std::span<const sweep::SweepRun>{});
   if (!parsed.has("dry-run")) check_unchanged_runs(job, runs, rerun_changed);
   if (emit_dir) {
-    emit_slurm(job, *emit_dir, threads, runs_per_gpu.value_or(0), parsed.has("in-process"));
+    emit_slurm(job, *emit_dir, threads, runs_per_gpu.value_or(0), in_process);
     return 0;
   }
   if (parsed.has("dry-run")) {
@@ -774,8 +771,7 @@ int run_sweep_job(const SweepJob& job, const ParsedArgs& parsed, const std::opti
     placement.jobs = count_flag(parsed, "jobs").value_or(std::max(1, usable_cpus() / threads));
     if (placement.jobs < 1) throw UsageError("--jobs must be at least 1");
   }
-  placement.in_process = parsed.has("in-process");
-  if (placement.in_process) check_one_process_settings(runs);
+  placement.in_process = in_process;
   return run_local(job, first, last, placement, rerun_changed);
 }
 
