@@ -6,8 +6,9 @@
 #   throughput and 2- and 8-thread scaling), learn (learning curves at full scale), backends (each backend's PPO
 #   paper config, alone and RLM_BACKENDS_CONCURRENT at once: `rlm bench --backends --paper --concurrent N`),
 #   concurrent (aggregate env steps/s of N runs sharing the GPU through `rlm sweep --runs-per-gpu N`: as processes,
-#   as threads of one process, and as processes under MPS). Default: the first five, in that order, most important
-#   first; learn, backends and concurrent only when named.
+#   as threads of one process, and as processes under MPS), profile (each backend's forward+backward at the PPO
+#   paper configs' minibatch shape, 160 sequences x 51 steps, by kernel: `rlm bench-memory --profile`). Default: the
+#   first five, in that order, most important first; learn, backends, concurrent and profile only when named.
 #   RLM_CONCURRENT_N, RLM_CONCURRENT_SECONDS, RLM_CONCURRENT_CONFIG: the concurrent stage's run counts (default
 #   "1 4 8"), how long each sweep trains (default 40 s; 7 sweeps) and the config (default SHM Table 1's GRU
 #   RepeatPreviousEasy).
@@ -26,15 +27,15 @@
 # carried in .deps/debs (scripts/fetch_gpu_debs.sh downloads them; pass carry=[".deps"] to the run tool) and are
 # unpacked into .deps/root.
 set -uo pipefail
-RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs|learn|backends|concurrent ...]}"
+RESULTS="${1:?usage: scripts/gpu_check.sh RESULTS_DIR [build|cuda|bench|test|envs|learn|backends|concurrent|profile ...]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build cuda bench test envs)
 for stage in "${STAGES[@]}"; do
   case "$stage" in
-    build | cuda | bench | test | envs | learn | backends | concurrent) ;;
+    build | cuda | bench | test | envs | learn | backends | concurrent | profile) ;;
     *)
-      echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs, learn, backends, concurrent)" >&2
+      echo "gpu_check.sh: unknown stage '$stage' (build, cuda, bench, test, envs, learn, backends, concurrent, profile)" >&2
       exit 2
       ;;
   esac
@@ -160,6 +161,16 @@ stage_backends() {
   ./build-gpu/rlm bench --device cuda --backends --paper --concurrent "${RLM_BACKENDS_CONCURRENT:-3}" \
     --json "$RESULTS/backends.json" > "$RESULTS/backends.txt" 2>&1 || status=1
   cat "$RESULTS/backends.txt"
+}
+
+# Where each backend's PPO update spends its time (issue 33, goal 2): one forward+backward of every backend at the
+# shape of a PPO paper config's minibatch on POPGym RepeatPreviousEasy (8,192 steps of 51-step episodes: about 160
+# sequences x 51 steps), with its 15 costliest kernels and the device's busy time against the wall time (busy far
+# below wall: bound by launches and host syncs).
+stage_profile() {
+  ./build-gpu/rlm bench-memory --device cuda --sequences 160 --steps 51 --profile 15 \
+    --json "$RESULTS/profile.json" > "$RESULTS/profile.txt" 2>&1 || status=1
+  cat "$RESULTS/profile.txt"
 }
 
 # Aggregate throughput of runs sharing the GPU (issue 33, goal 1: SHM Table 1 in 8 hours needs >= 56k env steps/s

@@ -3,18 +3,22 @@
 // bandwidth against the device's measured copy bandwidth), then per backend at POPGym sizes the forward+backward time
 // of one PPO minibatch (N sequences × T steps) and the single-step latency at batch 1 (acting), each with the torch
 // operators it runs (nn/op_counter.hpp: about one kernel launch each on a GPU, where many small ones bound the time).
+// `--profile K` adds, per backend, the K kernels (on the CPU: operators) where one forward+backward spends most time
+// and how busy the device was over its wall time (nn/kernel_profile.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "agents/experiment_config.hpp"
 #include "app/arguments.hpp"
 #include "app/commands.hpp"
 #include "core/atomic_file.hpp"
 #include "memory/registry.hpp"
+#include "nn/kernel_profile.hpp"
 #include "nn/op_counter.hpp"
 #include "scan/linear_scan.hpp"
 
@@ -79,14 +83,32 @@ std::vector<BackendCase> popgym_backends() {
   return cases;
 }
 
+/// Prints the profile's top `rows` and returns them as JSON.
+nlohmann::json report_profile(const nn::KernelProfile& profile, const torch::Device& device, size_t rows) {
+  const bool gpu = device.is_cuda();
+  fmt::print("  profile of one fwd+bwd: wall {:.2f} ms, device busy {:.2f} ms ({:.0f}%), {} {}\n",
+             profile.wall_us / 1e3, profile.busy_us / 1e3, 100 * profile.busy_us / profile.wall_us, profile.calls(),
+             gpu ? "kernels, copies and fills" : "operator calls");
+  fmt::print("    {:<72} {:>8} {:>10} {:>7}\n", gpu ? "kernel" : "operator (self time)", "calls", "total ms", "busy");
+  nlohmann::json top = nlohmann::json::array();
+  for (size_t i = 0; i < std::min(rows, profile.rows.size()); ++i) {
+    const auto& row = profile.rows[i];
+    fmt::print("    {:<72} {:>8} {:>10.3f} {:>6.1f}%\n", nn::short_kernel_name(row.name, 72), row.calls,
+               row.total_us / 1e3, 100 * row.total_us / profile.busy_us);
+    top.push_back({{"name", row.name}, {"calls", row.calls}, {"total_us", row.total_us}});
+  }
+  return {{"wall_us", profile.wall_us}, {"busy_us", profile.busy_us}, {"calls", profile.calls()}, {"top", top}};
+}
+
 }  // namespace
 
 int memory_bench_command(const Args& args) {
-  const auto parsed = parse_args(args, {"json", "device", "sequences", "steps", "only"}, {}, false);
+  const auto parsed = parse_args(args, {"json", "device", "sequences", "steps", "only", "profile"}, {}, false);
   const torch::Device device(parsed.get("device").value_or("cpu"));
   const int64_t sequences = std::stoll(parsed.get("sequences").value_or("64"));
   const int64_t steps = std::stoll(parsed.get("steps").value_or("1024"));
   const std::string only = parsed.get("only").value_or("");
+  const int64_t profile_rows = std::stoll(parsed.get("profile").value_or("0"));
   torch::manual_seed(0);
   nlohmann::json results = {{"device", device.str()}, {"torch_threads", torch::get_num_threads()}};
 
@@ -158,6 +180,12 @@ int memory_bench_command(const Args& args) {
       synchronize(device);
       train_ops = ops.count();
     }
+    std::optional<nn::KernelProfile> profile;
+    if (profile_rows > 0) {
+      nn::KernelProfiler profiler(device);
+      train();
+      profile = profiler.stop();
+    }
     memory->eval();
     torch::NoGradGuard no_grad;
     auto state = memory->initial_state(1, device);
@@ -187,6 +215,7 @@ int memory_bench_command(const Args& args) {
                         {"weights_read_us", read_s * 1e6},
                         {"forward_backward_ops", train_ops},
                         {"step_ops", step_ops}});
+    if (profile) backends.back()["profile"] = report_profile(*profile, device, static_cast<size_t>(profile_rows));
   }
   results["backends"] = backends;
   if (auto json = parsed.get("json")) write_file_atomic(*json, results.dump(2) + "\n");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `rlm bench --concurrent N` (issue 33): besides each case alone, N processes of it at once (`rlm bench ... --case I`)
 # whose env steps/s are summed; the figures are not judged (timing lives in benchmarks, never in tests), only that
-# the N runs ran, each reported a rate and the sum is theirs. And the flags' usage errors.
+# the N runs ran, each reported a rate and the sum is theirs. `rlm bench-memory --profile`'s table. And the flags'
+# usage errors.
 # Usage: test_cli_bench.sh PATH_TO_RLM_BINARY
 set -uo pipefail
 RLM="$1"
@@ -26,6 +27,21 @@ assert abs(together["relative_to_one_run"] - together["env_steps_per_second"] / 
 PY
 else
   fail "rlm bench --quick --concurrent 2: $(cat bench.err)"
+fi
+
+# `rlm bench-memory --profile K`: each backend's K costliest operators (on a GPU: kernels) of one forward+backward.
+if "$RLM" bench-memory --only gru --sequences 2 --steps 8 --profile 3 --json memory.json >memory.txt 2>memory.err; then
+  grep -q '^  profile of one fwd+bwd: wall .* ms, device busy .* operator calls$' memory.txt &&
+    [ "$(grep -c '^    aten::\|^    mkldnn::\|^    torch::' memory.txt)" -eq 3 ] &&
+    ok "bench-memory --profile 3: three operators" || fail "bench-memory --profile: $(cat memory.txt)"
+  "$PYTHON" - memory.json <<'PY' && ok "bench-memory's JSON holds the profile" || fail "memory.json: $(cat memory.json)"
+import json, sys
+profile = json.load(open(sys.argv[1]))["backends"][0]["profile"]
+assert len(profile["top"]) == 3 and profile["calls"] >= sum(r["calls"] for r in profile["top"]), profile
+assert all(r["total_us"] >= 0 for r in profile["top"]) and profile["busy_us"] > 0, profile
+PY
+else
+  fail "rlm bench-memory --profile: $(cat memory.err)"
 fi
 
 expect_usage() {  # PATTERN ARGS...: exit 2 with PATTERN on stderr
