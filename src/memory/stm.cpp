@@ -4,8 +4,9 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "memory/stm_item_write_cpu.hpp"
-#include "memory/stm_relational_cpu.hpp"
+#include "memory/stm_cuda_kernels.hpp"
+#include "memory/stm_item_write.hpp"
+#include "memory/stm_relational_write.hpp"
 #include "nn/linear.hpp"
 #include "nn/tanh.hpp"
 
@@ -186,9 +187,11 @@ MemoryOutput Stm::forward(const torch::Tensor& x, const MemoryState& state, cons
   const auto any_start = starts.any(1).to(torch::kCPU);
   const auto* any_start_ptr = any_start.data_ptr<bool>();
 
-  // On the CPU in float32 the gated M^i write and the relational write are fused nodes (stm_item_write_cpu.hpp,
-  // stm_relational_cpu.hpp); elsewhere torch's ops.
-  const bool fused = x.device().is_cpu() && x.scalar_type() == torch::kFloat;
+  // In float32 on the CPU, and on a GPU at sizes its kernels take, the gated M^i write and the relational write are
+  // fused nodes (stm_item_write.hpp, stm_relational_write.hpp); elsewhere (and in double, the tests' reference)
+  // torch's ops.
+  const bool fused =
+      x.scalar_type() == torch::kFloat && (x.is_cpu() || (x.is_cuda() && stm_cuda_fusable(d, nq, x.device().index())));
   torch::Tensor next_read;               // v^r of the coming step, where the fused write summed it
   std::vector<torch::Tensor> distilled;  // G2 output per step, [B, nq*nr]
   distilled.reserve(steps);

@@ -12,9 +12,9 @@
 //
 // The recurrence is non-linear, so forward runs a loop over T of batched ops; everything that depends only on x (the
 // input projections, the gates' x-term, the read weights) is computed for all T at once, and the output stage after G2
-// runs once over [T * B] after the loop. On the CPU in float32 the gated M^i write and the relational write (attention,
-// M^r update, next read) are fused autograd nodes (stm_item_write_cpu.hpp, stm_relational_cpu.hpp); elsewhere, and in
-// the tests' float64 reference, torch's ops.
+// runs once over [T * B] after the loop. In float32, on the CPU and on a GPU, the gated M^i write and the relational
+// write (attention, M^r update, next read) are fused autograd nodes (stm_item_write.hpp, stm_relational_write.hpp);
+// in the tests' float64 reference torch's ops.
 #pragma once
 #include <optional>
 

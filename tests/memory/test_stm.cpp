@@ -1,7 +1,7 @@
 // STM backend (docs/models/stm.md): one step equals the code's equations written out naively, stepping with T = 1
 // equals sequence mode, resets equal a fresh (learned) initial state, gradients reach every parameter, the parameter
-// count matches docs/models/stm.md, the CPU's fused relational write agrees with torch's ops, and the cell learns a
-// small recall task.
+// count matches docs/models/stm.md, the fused steps (CPU passes and CUDA kernels) agree with torch's ops, and the cell
+// learns a small recall task.
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "memory/stm.hpp"
+#include "memory/stm_cuda_kernels.hpp"
 
 using rlm::memory::MemoryState;
 using rlm::memory::Stm;
@@ -76,6 +77,51 @@ MemoryState random_state(const Stm& stm, int64_t batch) {
   MemoryState s = stm.initial_state(batch, torch::kCPU);
   for (auto& t : s.tensors) t = torch::randn_like(t) * 0.3;
   return s;
+}
+
+// The fused nodes (float32, on `device`) against torch's ops in double on the CPU: the same model in both, outputs,
+// final states and every parameter's gradient agree to float rounding.
+void check_fused_equals_reference(const StmOptions& options, const torch::Device& device) {
+  torch::manual_seed(6);
+  Stm fused(5, options);
+  torch::manual_seed(6);
+  Stm reference(5, options);
+  switch_on_alphas(fused);
+  switch_on_alphas(reference);
+  reference.to(torch::kDouble);
+  fused.to(device);
+  const int64_t steps = 7, batch = 3;
+  auto x = torch::randn({steps, batch, 5}, torch::kDouble);
+  auto starts = torch::zeros({steps, batch}, torch::kBool);
+  starts[4][1] = true;
+  MemoryState s0 = random_state(reference, batch), s0_float;
+  for (const auto& t : s0.tensors) s0_float.tensors.push_back(t.to(device, torch::kFloat));
+  auto ref = reference.forward(x, s0, starts);
+  auto out = fused.forward(x.to(device, torch::kFloat), s0_float, starts.to(device));
+  // A loss with random weights on the outputs and the final states, so that every gradient path is taken.
+  auto loss = [&](const rlm::memory::MemoryOutput& o) {
+    torch::manual_seed(7);
+    auto total = (o.y.cpu().to(torch::kDouble) * torch::randn(o.y.sizes(), torch::kDouble)).sum();
+    for (const auto& t : o.state.tensors)
+      total = total + (t.cpu().to(torch::kDouble) * torch::randn(t.sizes(), torch::kDouble)).sum();
+    return total;
+  };
+  loss(ref).backward();
+  loss(out).backward();
+  // Within float rounding of each tensor's scale: with alpha1 = 0.6 the recurrence amplifies float32's rounding to
+  // ~1e-4 of the largest gradient, as much with torch's float ops as with the fused node; a wrong term is O(1).
+  auto close = [](const torch::Tensor& got, const torch::Tensor& expected, double tolerance) {
+    const double scale = 1.0 + expected.abs().max().item<double>();
+    return (got.cpu().to(torch::kDouble) - expected).abs().max().item<double>() <= tolerance * scale;
+  };
+  CHECK(close(out.y, ref.y, 1e-5));
+  for (size_t i = 0; i < ref.state.tensors.size(); ++i) CHECK(close(out.state.tensors[i], ref.state.tensors[i], 2e-5));
+  auto ref_params = params_of(reference);
+  for (const auto& [key, param] : params_of(fused)) {
+    INFO(key);
+    REQUIRE(param.grad().defined());
+    CHECK(close(param.grad(), ref_params.at(key).grad(), 1e-3));
+  }
 }
 
 }  // namespace
@@ -216,55 +262,40 @@ TEST_CASE("stm: gradients reach every parameter", "[memory][stm]") {
 }
 
 TEST_CASE("stm: the CPU's fused relational write equals torch's ops, forward and gradients", "[memory][stm][simd]") {
-  // In float32 on the CPU the step's attention and M^r update are one node (stm_relational_cpu.hpp); in double they
-  // are torch's bmm and addcmul. The same model in both: outputs, final states and every parameter's gradient agree
-  // to float rounding. d = 21 adds rows of one 16-float block plus a tail to the variants' d = 6.
+  // In float32 on the CPU the step's attention and M^r update are one node (stm_relational_write.hpp), and the
+  // gated M^i write another (stm_item_write.hpp); in double they are torch's ops. d = 21 adds rows of one 16-float
+  // block plus a tail to the variants' d = 6.
   auto cases = variants();
   auto wide = small_options();
   wide.item_size = 21;
   cases.emplace_back("full model, d = 21", wide);
   for (const auto& [name, options] : cases) {
     INFO(name);
-    torch::manual_seed(6);
-    Stm fused(5, options);
-    torch::manual_seed(6);
-    Stm reference(5, options);
-    switch_on_alphas(fused);
-    switch_on_alphas(reference);
-    reference.to(torch::kDouble);
-    const int64_t steps = 7, batch = 3;
-    auto x = torch::randn({steps, batch, 5}, torch::kDouble);
-    auto starts = torch::zeros({steps, batch}, torch::kBool);
-    starts[4][1] = true;
-    MemoryState s0 = random_state(reference, batch), s0_float;
-    for (const auto& t : s0.tensors) s0_float.tensors.push_back(t.to(torch::kFloat));
-    auto ref = reference.forward(x, s0, starts);
-    auto out = fused.forward(x.to(torch::kFloat), s0_float, starts);
-    // A loss with random weights on the outputs and the final states, so that every gradient path is taken.
-    auto loss = [&](const rlm::memory::MemoryOutput& o) {
-      torch::manual_seed(7);
-      auto total = (o.y.to(torch::kDouble) * torch::randn(o.y.sizes(), torch::kDouble)).sum();
-      for (const auto& t : o.state.tensors)
-        total = total + (t.to(torch::kDouble) * torch::randn(t.sizes(), torch::kDouble)).sum();
-      return total;
-    };
-    loss(ref).backward();
-    loss(out).backward();
-    // Within float rounding of each tensor's scale: with alpha1 = 0.6 the recurrence amplifies float32's rounding to
-    // ~1e-4 of the largest gradient, as much with torch's float ops as with the fused node; a wrong term is O(1).
-    auto close = [](const torch::Tensor& got, const torch::Tensor& expected, double tolerance) {
-      const double scale = 1.0 + expected.abs().max().item<double>();
-      return (got.to(torch::kDouble) - expected).abs().max().item<double>() <= tolerance * scale;
-    };
-    CHECK(close(out.y, ref.y, 1e-5));
-    for (size_t i = 0; i < ref.state.tensors.size(); ++i)
-      CHECK(close(out.state.tensors[i], ref.state.tensors[i], 2e-5));
-    auto ref_params = params_of(reference);
-    for (const auto& [key, param] : params_of(fused)) {
-      INFO(key);
-      REQUIRE(param.grad().defined());
-      CHECK(close(param.grad(), ref_params.at(key).grad(), 1e-3));
-    }
+    check_fused_equals_reference(options, torch::kCPU);
+  }
+}
+
+TEST_CASE("stm: the GPU's fused kernels equal torch's ops, forward and gradients", "[memory][stm][cuda]") {
+  if (!torch::cuda::is_available()) {
+    WARN("no CUDA device: skipped (runs in scripts/gpu_check.sh)");
+    return;
+  }
+  // Besides the variants (d = 6: a lane of a warp has one column or none), d = 40 with 5 slots (two columns on some
+  // lanes, 200 rows: not a multiple of the block's eight warps) and the paper's d = 96 with 8 slots.
+  auto cases = variants();
+  auto wide = small_options();
+  wide.item_size = 40;
+  wide.num_slots = 5;
+  cases.emplace_back("full model, d = 40, 5 slots", wide);
+  auto paper = small_options();
+  paper.item_size = 96;
+  paper.num_slots = 8;
+  paper.rel_size = 96;
+  cases.emplace_back("full model, d = 96, 8 slots", paper);
+  for (const auto& [name, options] : cases) {
+    INFO(name);
+    REQUIRE(rlm::memory::stm_cuda_fusable(options.item_size, options.num_slots, 0));  // the kernels, not torch's ops
+    check_fused_equals_reference(options, torch::kCUDA);
   }
 }
 

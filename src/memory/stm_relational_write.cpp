@@ -1,7 +1,8 @@
-#include "memory/stm_relational_cpu.hpp"
+#include "memory/stm_relational_write.hpp"
 
 #include <vector>
 
+#include "memory/stm_cuda_kernels.hpp"
 #include "scan/simd_clones.hpp"
 
 namespace rlm::memory {
@@ -160,11 +161,15 @@ struct RelationalWriteNode : torch::autograd::Function<RelationalWriteNode> {
                                               const torch::Tensor& alpha1, const torch::Tensor& next_weight) {
     const Shape s{scores.size(0), scores.size(2), scores.size(1), scores.size(3)};
     const auto t = scores.contiguous(), v = value.contiguous(), p = prev.contiguous(), w = next_weight.contiguous();
-    const float a1 = p.numel() > 0 ? alpha1.item<float>() : 0.0f;
     auto out = torch::empty({s.batch, s.slots, s.d, s.d}, scores.options());
     auto read = torch::empty({w.numel() > 0 ? s.batch : 0, 1, s.d}, scores.options());
-    simd::dispatch<relational_forward>(s, t.data_ptr<float>(), v.data_ptr<float>(), data_or_null(p), a1,
-                                       data_or_null(w), out.data_ptr<float>(), data_or_null(read));
+    if (t.is_cuda()) {  // α1 is read on the device: no host sync
+      stm_relational_cuda_forward(t, v, p, alpha1.contiguous(), w, out, read);
+    } else {
+      const float a1 = p.numel() > 0 ? alpha1.item<float>() : 0.0f;
+      simd::dispatch<relational_forward>(s, t.data_ptr<float>(), v.data_ptr<float>(), data_or_null(p), a1,
+                                         data_or_null(w), out.data_ptr<float>(), data_or_null(read));
+    }
     ctx->save_for_backward({t, v, p, alpha1, w, out});
     return {out, read};
   }
@@ -183,6 +188,11 @@ struct RelationalWriteNode : torch::autograd::Function<RelationalWriteNode> {
                                              : torch::zeros({s.batch, 1, s.d}, out.options());
     auto d_scores = torch::empty_like(t), d_value = torch::empty_like(v);
     auto d_prev = torch::empty_like(p), d_weight = torch::empty_like(w);
+    if (t.is_cuda()) {
+      auto d_alpha = stm_relational_cuda_backward(grad, d_read, t, v, p, alpha1.contiguous(), w, out, d_scores, d_value,
+                                                  d_prev, d_weight);
+      return {d_scores, d_value, d_prev, d_alpha, d_weight};
+    }
     const double d_alpha = simd::dispatch<relational_backward>(
         s, grad.data_ptr<float>(), t.data_ptr<float>(), v.data_ptr<float>(), data_or_null(p),
         carried ? alpha1.item<float>() : 0.0f, data_or_null(w), out.data_ptr<float>(), data_or_null(d_read),
@@ -195,7 +205,8 @@ struct RelationalWriteNode : torch::autograd::Function<RelationalWriteNode> {
 
 RelationalWrite stm_relational_write(const torch::Tensor& scores, const torch::Tensor& value, const torch::Tensor& prev,
                                      const torch::Tensor& alpha1, const torch::Tensor& next_weight) {
-  TORCH_CHECK(scores.device().is_cpu() && scores.scalar_type() == torch::kFloat, "stm_relational_write: CPU float32");
+  TORCH_CHECK((scores.is_cpu() || scores.is_cuda()) && scores.scalar_type() == torch::kFloat,
+              "stm_relational_write: float32 on the CPU or a CUDA device");
   TORCH_CHECK(prev.defined() == alpha1.defined(), "stm_relational_write: prev and alpha1 come together");
   const auto none = torch::empty({0}, scores.options());
   auto outputs =
@@ -203,5 +214,21 @@ RelationalWrite stm_relational_write(const torch::Tensor& scores, const torch::T
                                  next_weight.defined() ? next_weight : none);
   return {outputs[0], next_weight.defined() ? outputs[1] : torch::Tensor()};
 }
+
+#ifndef RLM_HAVE_CUDA
+bool stm_cuda_fusable(int64_t, int64_t, int) { return false; }
+
+void stm_relational_cuda_forward(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                 const at::Tensor&, at::Tensor&, at::Tensor&) {
+  TORCH_CHECK(false, "stm_relational_write: this build has no CUDA kernels (configure with RLM_CUDA=ON)");
+}
+
+at::Tensor stm_relational_cuda_backward(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                        const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                        at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&) {
+  TORCH_CHECK(false, "stm_relational_write: this build has no CUDA kernels (configure with RLM_CUDA=ON)");
+  return {};
+}
+#endif
 
 }  // namespace rlm::memory

@@ -1,5 +1,6 @@
-#include "memory/stm_item_write_cpu.hpp"
+#include "memory/stm_item_write.hpp"
 
+#include "memory/stm_cuda_kernels.hpp"
 #include "scan/simd_clones.hpp"
 
 namespace rlm::memory {
@@ -91,7 +92,13 @@ struct ItemWriteNode : torch::autograd::Function<ItemWriteNode> {
                                const torch::Tensor& gate_x, const torch::Tensor& a, const torch::Tensor& item) {
     const int64_t batch = item.size(0), d = item.size(1);
     const auto pre = gate_pre.contiguous(), gx = gate_x.contiguous(), ac = a.contiguous(), m = item.contiguous();
-    auto gates = torch::empty_like(pre), write = torch::empty_like(m), out = torch::empty_like(m);
+    auto out = torch::empty_like(m);
+    if (m.is_cuda()) {  // backward recomputes the gates and the write from the inputs: nothing more is stored
+      stm_item_write_cuda_forward(pre, gx, ac, m, out);
+      ctx->save_for_backward({pre, gx, ac, m});
+      return out;
+    }
+    auto gates = torch::empty_like(pre), write = torch::empty_like(m);
     simd::dispatch<item_write_forward>(pre.data_ptr<float>(), gx.data_ptr<float>(), ac.data_ptr<float>(),
                                        m.data_ptr<float>(), batch, d, gates.data_ptr<float>(), write.data_ptr<float>(),
                                        out.data_ptr<float>());
@@ -102,11 +109,17 @@ struct ItemWriteNode : torch::autograd::Function<ItemWriteNode> {
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                torch::autograd::tensor_list grads) {
     const auto saved = ctx->get_saved_variables();
-    const torch::Tensor &gates = saved[0], &write = saved[1], &a = saved[2], &item = saved[3];
+    const torch::Tensor &a = saved[2], &item = saved[3];
     const int64_t batch = item.size(0), d = item.size(1);
     const auto g = grads[0].contiguous();
-    auto d_pre = torch::empty_like(gates), d_gx = torch::empty({batch, 1, 2 * d}, item.options());
+    auto d_pre = torch::empty({batch, d, 2 * d}, item.options()),
+         d_gx = torch::empty({batch, 1, 2 * d}, item.options());
     auto d_a = torch::empty_like(a), d_item = torch::empty_like(item);
+    if (item.is_cuda()) {  // saved: P and g, from which the kernel recomputes the gates and the write
+      stm_item_write_cuda_backward(g, saved[0], saved[1], a, item, d_pre, d_gx, d_a, d_item);
+      return {d_pre, d_gx, d_a, d_item};
+    }
+    const torch::Tensor &gates = saved[0], &write = saved[1];
     simd::dispatch<item_write_backward>(g.data_ptr<float>(), gates.data_ptr<float>(), write.data_ptr<float>(),
                                         a.data_ptr<float>(), item.data_ptr<float>(), batch, d, d_pre.data_ptr<float>(),
                                         d_gx.data_ptr<float>(), d_a.data_ptr<float>(), d_item.data_ptr<float>());
@@ -118,8 +131,21 @@ struct ItemWriteNode : torch::autograd::Function<ItemWriteNode> {
 
 torch::Tensor stm_item_write(const torch::Tensor& gate_pre, const torch::Tensor& gate_x, const torch::Tensor& a,
                              const torch::Tensor& item) {
-  TORCH_CHECK(item.device().is_cpu() && item.scalar_type() == torch::kFloat, "stm_item_write: CPU float32");
+  TORCH_CHECK((item.is_cpu() || item.is_cuda()) && item.scalar_type() == torch::kFloat,
+              "stm_item_write: float32 on the CPU or a CUDA device");
   return ItemWriteNode::apply(gate_pre, gate_x, a, item);
 }
+
+#ifndef RLM_HAVE_CUDA
+void stm_item_write_cuda_forward(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                 at::Tensor&) {
+  TORCH_CHECK(false, "stm_item_write: this build has no CUDA kernels (configure with RLM_CUDA=ON)");
+}
+
+void stm_item_write_cuda_backward(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                  const at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&) {
+  TORCH_CHECK(false, "stm_item_write: this build has no CUDA kernels (configure with RLM_CUDA=ON)");
+}
+#endif
 
 }  // namespace rlm::memory
