@@ -1,4 +1,4 @@
-// Helpers for the fused CPU ops that walk time over [T, B, N] tensors (kf_scan_cpu.cpp, the spiking cell's
+// Helpers for the fused CPU ops that walk time over [T, B, N] tensors (kf_filter.cpp, the spiking cell's
 // spiking_highway.cpp): work units of one batch entry and a block of channels, rows read in place through their
 // strides, and per-row facts turned into template flags so that the channel loops vectorise.
 #pragma once

@@ -3,7 +3,7 @@
 #include <functional>
 #include <vector>
 
-#include "scan/kf_scan_cpu.hpp"
+#include "scan/kf_filter.hpp"
 
 namespace rlm::scan {
 namespace {
@@ -82,6 +82,15 @@ std::pair<torch::Tensor, torch::Tensor> kf_step(const torch::Tensor& mean, const
   return {prior_mean + gain * (w - prior_mean), r * prior_var * inv};
 }
 
+// The fused filter (kf_filter.hpp) runs on the CPU, and on CUDA devices where the build has its kernels.
+bool fused_filter_runs_on(const torch::Device& device) {
+#ifdef RLM_HAVE_CUDA
+  return device.is_cpu() || device.is_cuda();
+#else
+  return device.is_cpu();
+#endif
+}
+
 // The Hillis–Steele scan behind kf_scan_parallel, without its input checks (defined below).
 KfScanOutput hillis_steele_scan(const KfScanInputs& in);
 
@@ -98,9 +107,9 @@ KfElements kf_combine(const KfElements& i, const KfElements& j) {
 KfScanOutput kf_scan(const KfScanInputs& in) {
   check_inputs(in);
   const auto dtype = in.w.scalar_type();
-  if (in.w.device().is_cpu() && (dtype == torch::kFloat32 || dtype == torch::kFloat64)) {
+  if (fused_filter_runs_on(in.w.device()) && (dtype == torch::kFloat32 || dtype == torch::kFloat64)) {
     const auto [init_mean, init_var] = initial_belief(in);
-    return kf_scan_cpu(in, init_mean, init_var);
+    return kf_filter(in, init_mean, init_var);
   }
   return hillis_steele_scan(in);
 }

@@ -10,7 +10,8 @@
 // the prior belief, padded positions the identity (1, 0, 0, 0, 0) (at t = 0 the belief element (0, m, P, 0, 0) of the
 // initial belief, so that a sequence padded from its start still repeats that belief). The prefix is a Hillis–Steele
 // scan over time: ⌈log2 T⌉ rounds of whole-tensor ops over [T, B, N], so it is differentiable by autograd and runs
-// unchanged on CUDA tensors. On the CPU kf_scan runs the filter sequentially instead (same result up to rounding).
+// unchanged on any device. kf_scan runs the filter sequentially instead, on the CPU and on a GPU (same result up to
+// rounding).
 #pragma once
 #include <torch/torch.h>
 
@@ -49,9 +50,9 @@ struct KfElements {
 /// J = A_i² J_j / D + J_i.
 KfElements kf_combine(const KfElements& earlier, const KfElements& later);
 
-/// The posteriors at every step. On the CPU (float32, float64) the filter runs forward in time as one fused op
-/// (kf_scan_cpu.hpp): O(T) work in one pass, where the associative scan is O(T log T) in whole-tensor passes;
-/// elsewhere kf_scan_parallel.
+/// The posteriors at every step. In float32 and float64, on the CPU and (in a build with CUDA kernels) on a GPU, the
+/// filter runs forward in time as one fused op (kf_filter.hpp): O(T) work in one pass, where the associative scan is
+/// O(T log T) in whole-tensor passes; elsewhere kf_scan_parallel.
 KfScanOutput kf_scan(const KfScanInputs& in);
 
 /// The parallel scan (Hillis–Steele over time), on any device. T may be 1 (then no combine runs).

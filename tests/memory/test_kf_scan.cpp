@@ -1,6 +1,7 @@
 // KF layer scan (scan/kf_scan.hpp): the Hillis–Steele scan over Särkkä elements equals the sequential KF equations
 // (KF paper Eqs. 4–6), forward and backward, with resets, right padding, input-dependent process noise and no input;
-// the limits r → ∞ (vSSM) and r → 0 (x⁺ → w); gradients against central finite differences.
+// the limits r → ∞ (vSSM) and r → 0 (x⁺ → w); gradients against central finite differences; on a GPU the fused
+// filter's kernels against the same equations.
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
@@ -127,6 +128,62 @@ TEST_CASE("kf scan: Hillis-Steele and the fused CPU filter equal the sequential 
         {
           INFO("kf_scan (on the CPU: the fused filter)");
           check_scan_matches_reference(spec, 1e-10, rlm::scan::kf_scan);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("kf scan: the GPU's fused filter equals the sequential KF, forward and gradients",
+          "[memory][kf][scan][cuda]") {
+  if (!torch::cuda::is_available()) {
+    WARN("no CUDA device: skipped (runs in scripts/gpu_check.sh)");
+    return;
+  }
+  // kf_scan on CUDA tensors (the filter kernels of kf_filter_cuda.cu) against the sequential equations on the CPU in
+  // float64, with the variants of the CPU test: no input, per-step process noise, the reset belief, padding; 300
+  // channels: more than one block of threads.
+  torch::manual_seed(12);
+  for (const auto dtype : {torch::kFloat64, torch::kFloat32}) {
+    for (int64_t steps : {1, 31, 100}) {
+      for (int variant = 0; variant < 4; ++variant) {
+        ProblemSpec spec;
+        spec.steps = steps;
+        spec.channels = 300;
+        spec.with_u = variant != 1;
+        spec.q_per_step = variant == 2;
+        spec.init_belief = variant != 3;
+        spec.padding = variant >= 2;
+        INFO("T = " << steps << ", variant " << variant << ", " << (dtype == torch::kFloat64 ? "float64" : "float32"));
+        const KfScanInputs in = random_problem(spec);
+        KfScanInputs on_gpu;  // leaves of their own on the device, converted from the same values
+        for (auto [from, to] : {std::pair{&in.a, &on_gpu.a},
+                                {&in.beta, &on_gpu.beta},
+                                {&in.q, &on_gpu.q},
+                                {&in.u, &on_gpu.u},
+                                {&in.w, &on_gpu.w},
+                                {&in.r, &on_gpu.r},
+                                {&in.init_mean, &on_gpu.init_mean},
+                                {&in.init_var, &on_gpu.init_var}})
+          if (from->defined()) *to = leaf(from->to(torch::kCUDA, dtype));
+        if (in.starts.defined()) on_gpu.starts = in.starts.cuda();
+        if (in.pad.defined()) on_gpu.pad = in.pad.cuda();
+        const auto got = rlm::scan::kf_scan(on_gpu);
+        const auto ref = rlm::scan::kf_scan_reference(in);
+        const double tol = dtype == torch::kFloat64 ? 1e-10 : 2e-4;
+        CHECK(max_abs_diff(got.mean.cpu().to(torch::kFloat64), ref.mean) <
+              tol * (1.0 + ref.mean.abs().max().item<double>()));
+        CHECK(max_abs_diff(got.var.cpu().to(torch::kFloat64), ref.var) <
+              tol * (1.0 + ref.var.abs().max().item<double>()));
+        const auto g_mean = torch::randn_like(ref.mean), g_var = torch::randn_like(ref.var);
+        const auto gpu_params = leaves(on_gpu), ref_params = leaves(in);
+        const auto grads_gpu = torch::autograd::grad(
+            {objective(got, g_mean.to(torch::kCUDA, dtype), g_var.to(torch::kCUDA, dtype))}, gpu_params);
+        const auto grads_ref = torch::autograd::grad({objective(ref, g_mean, g_var)}, ref_params);
+        for (size_t k = 0; k < ref_params.size(); ++k) {
+          INFO("gradient of input " << k);
+          CHECK(max_abs_diff(grads_gpu[k].cpu().to(torch::kFloat64), grads_ref[k]) <
+                tol * (1.0 + grads_ref[k].abs().max().item<double>()));
         }
       }
     }

@@ -1,9 +1,11 @@
-// kf_scan on the CPU: the Kalman filter run forward in time as one fused autograd op (see kf_scan.hpp). The
-// associative scan exists for parallel hardware; on a CPU with a few cores, B·N independent filters already fill
-// every core, and the sequential recursion does O(T) work in one pass where Hillis–Steele does O(T log T) whole-tensor
-// passes and keeps their intermediates for backward. Backward is the recursion's adjoint, run in reverse from the
-// saved posteriors (the priors and gains are recomputed per step).
-#include "scan/kf_scan_cpu.hpp"
+// kf_scan's fused filter: the Kalman filter run forward in time as one autograd op (see kf_scan.hpp). The associative
+// scan exists for parallel hardware; on a CPU with a few cores, B·N independent filters already fill every core, and
+// the sequential recursion does O(T) work in one pass where Hillis–Steele does O(T log T) whole-tensor passes and
+// keeps their intermediates for backward. On a GPU too, at the KF layer's B·N of thousands of channels and T of tens
+// to a thousand steps, one thread per channel walking time (kf_filter_cuda.cu) makes one kernel each way where the
+// scan made hundreds. Backward is the recursion's adjoint, run in reverse from the saved posteriors (the priors and
+// gains are recomputed per step).
+#include "scan/kf_filter.hpp"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "scan/channel_rows.hpp"
+#include "scan/kf_filter_kernels.hpp"
 
 namespace rlm::scan {
 namespace {
@@ -72,11 +75,7 @@ void backward_row(const S* __restrict a, const S* __restrict bu, const S* __rest
   }
 }
 
-struct Inputs {
-  torch::Tensor a, bu, q, w, r, m0, p0;  // [T, B, N] with unit channel stride (a, q may broadcast); m0, p0 [B, N]
-  torch::Tensor starts, pad;             // contiguous bool [T, B] or undefined
-  double reset_mean, reset_var;
-};
+using Inputs = KfFilterInputs;
 
 // The inputs as raw rows and flags, for the loops of forward_cpu and backward_cpu.
 template <class S>
@@ -218,8 +217,13 @@ class KfFilterFunction : public torch::autograd::Function<KfFilterFunction> {
                     reset_var};
     auto mean = torch::empty(w.sizes(), w.options());
     auto var = torch::empty(w.sizes(), w.options());
-    AT_DISPATCH_FLOATING_TYPES(w.scalar_type(), "kf_scan_cpu",
-                               [&] { forward_cpu<scalar_t>(in, mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>()); });
+    if (w.is_cuda()) {
+      kf_filter_cuda_forward(in, mean, var);
+    } else {
+      AT_DISPATCH_FLOATING_TYPES(w.scalar_type(), "kf_filter", [&] {
+        forward_cpu<scalar_t>(in, mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>());
+      });
+    }
     ctx->save_for_backward({in.a, in.bu, in.q, in.w, in.r, in.m0, in.p0, mean, var});
     ctx->saved_data["starts"] = in.starts;
     ctx->saved_data["pad"] = in.pad;
@@ -254,11 +258,15 @@ class KfFilterFunction : public torch::autograd::Function<KfFilterFunction> {
               full(),
               torch::empty_like(in.m0),
               torch::empty_like(in.p0)};
-    AT_DISPATCH_FLOATING_TYPES(mean.scalar_type(), "kf_scan_cpu_backward", [&] {
-      backward_cpu<scalar_t>(in, mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>(),
-                             grad_mean.defined() ? grad_mean.data_ptr<scalar_t>() : nullptr,
-                             grad_var.defined() ? grad_var.data_ptr<scalar_t>() : nullptr, out);
-    });
+    if (mean.is_cuda()) {
+      kf_filter_cuda_backward(in, mean, var, grad_mean, grad_var, out.a, out.bu, out.q, out.w, out.r, out.m0, out.p0);
+    } else {
+      AT_DISPATCH_FLOATING_TYPES(mean.scalar_type(), "kf_filter_backward", [&] {
+        backward_cpu<scalar_t>(in, mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>(),
+                               grad_mean.defined() ? grad_mean.data_ptr<scalar_t>() : nullptr,
+                               grad_var.defined() ? grad_var.data_ptr<scalar_t>() : nullptr, out);
+      });
+    }
     return {out.a,  out.bu,          out.q,           out.w,           out.r,          out.m0,
             out.p0, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
@@ -266,7 +274,7 @@ class KfFilterFunction : public torch::autograd::Function<KfFilterFunction> {
 
 }  // namespace
 
-KfScanOutput kf_scan_cpu(const KfScanInputs& in, const torch::Tensor& init_mean, const torch::Tensor& init_var) {
+KfScanOutput kf_filter(const KfScanInputs& in, const torch::Tensor& init_mean, const torch::Tensor& init_var) {
   const auto shape = in.w.sizes();
   const auto or_empty = [](const torch::Tensor& x, const torch::TensorOptions& options) {
     return x.defined() ? x : torch::empty({0}, options);
@@ -278,5 +286,17 @@ KfScanOutput kf_scan_cpu(const KfScanInputs& in, const torch::Tensor& init_mean,
                               or_empty(in.starts, flags), or_empty(in.pad, flags), in.reset_mean, in.reset_var);
   return {out[0], out[1]};
 }
+
+#ifndef RLM_HAVE_CUDA
+void kf_filter_cuda_forward(const KfFilterInputs&, at::Tensor&, at::Tensor&) {
+  TORCH_CHECK(false, "kf_filter: this build has no CUDA kernels (configure with RLM_CUDA=ON)");
+}
+
+void kf_filter_cuda_backward(const KfFilterInputs&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                             const at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&,
+                             at::Tensor&, at::Tensor&) {
+  TORCH_CHECK(false, "kf_filter: this build has no CUDA kernels (configure with RLM_CUDA=ON)");
+}
+#endif
 
 }  // namespace rlm::scan
