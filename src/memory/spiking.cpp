@@ -188,9 +188,11 @@ MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& 
   const auto [c_re, c_im] = forget_gate(parts);
 
   // Highways (spiking paper Eqs. 9, 20): h_t = a_t h_{t−1} + b_t with a = c s_in + (1 − s_in), b = (W_x x) s_in;
-  // ŷ = s_out h + (1 − s_out) W_x x. On the CPU one fused op (spiking_highway.hpp), elsewhere whole-tensor ops.
+  // ŷ = s_out h + (1 − s_out) W_x x. One fused op where it runs (spiking_highway.hpp: the CPU, and CUDA in a build with
+  // its kernels), elsewhere whole-tensor ops.
   const auto shape = s_in.sizes();
-  const bool fused = x.device().is_cpu() && (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat64);
+  const bool fused =
+      spiking_highway_runs_on(x.device()) && (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat64);
   const auto highway = (fused ? spiking_highway : spiking_highway_reference)(
       wx_re, wx_im, c_re.expand(shape), c_im.expand(shape), s_in, s_out, state.tensors[0].to(x.dtype()), starts_b);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "memory/spiking_highway_kernels.hpp"
 #include "scan/channel_rows.hpp"
 #include "scan/linear_scan.hpp"
 
@@ -21,9 +22,7 @@ using scan::rows_of;
 using scan::unit_channel_stride;
 using scan::with_flags;
 
-struct Inputs {
-  torch::Tensor wx_re, wx_im, c_re, c_im, s_in, s_out, h0, starts;  // starts: contiguous bool or undefined
-};
+using Inputs = SpikingHighwayInputs;
 
 // One time step of one block of channels. The channel loops live in functions of their own, with __restrict
 // pointers and the per-row facts (a reset, which gradients exist) as template flags (with_flags): written inline,
@@ -159,9 +158,13 @@ class SpikingHighwayFunction : public torch::autograd::Function<SpikingHighwayFu
     const int64_t steps = s_in.size(0), batch = s_in.size(1), n = s_in.size(2);
     auto y_hat = torch::empty({steps, batch, 2 * n}, s_in.options());
     auto hidden = torch::empty({steps, batch, n, 2}, s_in.options());
-    AT_DISPATCH_FLOATING_TYPES(s_in.scalar_type(), "spiking_highway_forward", [&] {
-      forward_cpu<scalar_t>(in, y_hat.data_ptr<scalar_t>(), hidden.data_ptr<scalar_t>());
-    });
+    if (s_in.is_cuda()) {
+      spiking_highway_cuda_forward(in, y_hat, hidden);
+    } else {
+      AT_DISPATCH_FLOATING_TYPES(s_in.scalar_type(), "spiking_highway_forward", [&] {
+        forward_cpu<scalar_t>(in, y_hat.data_ptr<scalar_t>(), hidden.data_ptr<scalar_t>());
+      });
+    }
     ctx->save_for_backward({in.wx_re, in.wx_im, in.c_re, in.c_im, in.s_in, in.s_out, in.h0, hidden});
     ctx->saved_data["has_starts"] = in.starts.defined();
     if (in.starts.defined()) ctx->saved_data["starts"] = in.starts;
@@ -178,15 +181,29 @@ class SpikingHighwayFunction : public torch::autograd::Function<SpikingHighwayFu
     const auto grad_hidden = grads[1].defined() ? grads[1].contiguous() : torch::Tensor();
     const auto like = [&] { return torch::empty(in.s_in.sizes(), in.s_in.options()); };
     Grads out{like(), like(), like(), like(), like(), like(), torch::empty_like(in.h0)};
-    AT_DISPATCH_FLOATING_TYPES(hidden.scalar_type(), "spiking_highway_backward", [&] {
-      backward_cpu<scalar_t>(in, hidden.data_ptr<scalar_t>(), grad_y.defined() ? grad_y.data_ptr<scalar_t>() : nullptr,
-                             grad_hidden.defined() ? grad_hidden.data_ptr<scalar_t>() : nullptr, out);
-    });
+    if (hidden.is_cuda()) {
+      spiking_highway_cuda_backward(in, hidden, grad_y, grad_hidden, out.wx_re, out.wx_im, out.c_re, out.c_im, out.s_in,
+                                    out.s_out, out.h0);
+    } else {
+      AT_DISPATCH_FLOATING_TYPES(hidden.scalar_type(), "spiking_highway_backward", [&] {
+        backward_cpu<scalar_t>(in, hidden.data_ptr<scalar_t>(),
+                               grad_y.defined() ? grad_y.data_ptr<scalar_t>() : nullptr,
+                               grad_hidden.defined() ? grad_hidden.data_ptr<scalar_t>() : nullptr, out);
+      });
+    }
     return {out.wx_re, out.wx_im, out.c_re, out.c_im, out.s_in, out.s_out, out.h0, torch::Tensor()};
   }
 };
 
 }  // namespace
+
+bool spiking_highway_runs_on(const torch::Device& device) {
+#ifdef RLM_HAVE_CUDA
+  return device.is_cpu() || device.is_cuda();
+#else
+  return device.is_cpu();
+#endif
+}
 
 SpikingHighwayOutput spiking_highway(const torch::Tensor& wx_re, const torch::Tensor& wx_im, const torch::Tensor& c_re,
                                      const torch::Tensor& c_im, const torch::Tensor& s_in, const torch::Tensor& s_out,
@@ -198,7 +215,8 @@ SpikingHighwayOutput spiking_highway(const torch::Tensor& wx_re, const torch::Te
     TORCH_CHECK(x->scalar_type() == s_in.scalar_type() && x->device() == s_in.device(),
                 "spiking_highway: inputs must share one dtype and device");
   }
-  TORCH_CHECK(s_in.device().is_cpu(), "spiking_highway: CPU only (use spiking_highway_reference elsewhere)");
+  TORCH_CHECK(spiking_highway_runs_on(s_in.device()),
+              "spiking_highway: CPU, or CUDA in a build with its kernels (use spiking_highway_reference elsewhere)");
   TORCH_CHECK(s_in.scalar_type() == torch::kFloat32 || s_in.scalar_type() == torch::kFloat64,
               "spiking_highway: dtype must be float32 or float64");
   TORCH_CHECK(h0.dim() == 3 && h0.size(0) == s_in.size(1) && h0.size(1) == s_in.size(2) && h0.size(2) == 2,
@@ -207,7 +225,7 @@ SpikingHighwayOutput spiking_highway(const torch::Tensor& wx_re, const torch::Te
                   starts.size(1) == s_in.size(1),
               "spiking_highway: starts must be bool [T, B]");
   const auto out = SpikingHighwayFunction::apply(wx_re, wx_im, c_re, c_im, s_in, s_out, h0.to(s_in.scalar_type()),
-                                                 starts.to(torch::kCPU));
+                                                 starts.to(s_in.device()));
   return {out[0], out[1]};
 }
 
@@ -225,5 +243,17 @@ SpikingHighwayOutput spiking_highway_reference(const torch::Tensor& wx_re, const
   const auto y_im = s_out * torch::imag(hidden) + pass * wx_im;
   return {torch::cat({y_re, y_im}, -1), torch::view_as_real(hidden)};
 }
+
+#ifndef RLM_HAVE_CUDA
+void spiking_highway_cuda_forward(const SpikingHighwayInputs&, at::Tensor&, at::Tensor&) {
+  TORCH_CHECK(false, "spiking_highway: this build has no CUDA kernels (configure with RLM_CUDA=ON)");
+}
+
+void spiking_highway_cuda_backward(const SpikingHighwayInputs&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                   at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&,
+                                   at::Tensor&) {
+  TORCH_CHECK(false, "spiking_highway: this build has no CUDA kernels (configure with RLM_CUDA=ON)");
+}
+#endif
 
 }  // namespace rlm::memory

@@ -1,6 +1,6 @@
-// The spiking cell's fused highway op (CPU) against the same computation in whole-tensor ops and linear_scan:
-// forward and every gradient in float64, with resets, a broadcast forget gate (the LRU option), losses that use
-// ŷ, h or both, and more channels than one work block.
+// The spiking cell's fused highway op (CPU, and its CUDA kernels on a GPU) against the same computation in whole-tensor
+// ops and linear_scan: forward and every gradient in float64, with resets, a broadcast forget gate (the LRU option),
+// losses that use ŷ, h or both, and more channels than one work block.
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -39,22 +39,25 @@ Case make_case(int64_t steps, int64_t batch, int64_t n, bool broadcast_c, uint64
 }
 
 // Outputs and gradients for loss = Σ w_y ŷ + Σ w_h h (either weight may be switched off).
-std::vector<torch::Tensor> run(bool fused, const Case& c, bool use_y, bool use_h) {
+// On `device`; the results come back to the CPU.
+std::vector<torch::Tensor> run(bool fused, const Case& c, bool use_y, bool use_h,
+                               const torch::Device& device = torch::kCPU) {
   std::vector<torch::Tensor> leaves;
-  for (const auto& t : c.inputs) leaves.push_back(t.detach().clone().requires_grad_(true));
+  for (const auto& t : c.inputs) leaves.push_back(t.detach().to(device).clone().requires_grad_(true));
   const auto shape = leaves[4].sizes();
   const auto out = (fused ? spiking_highway : spiking_highway_reference)(leaves[0], leaves[1], leaves[2].expand(shape),
                                                                          leaves[3].expand(shape), leaves[4], leaves[5],
-                                                                         leaves[6], c.starts);
+                                                                         leaves[6], c.starts.to(device));
   torch::manual_seed(99);
-  const auto wy = torch::randn(out.y_hat.sizes(), out.y_hat.options());
-  const auto wh = torch::randn(out.hidden.sizes(), out.hidden.options());
-  auto loss = torch::zeros({}, torch::kFloat64);
+  // Drawn on the CPU: the same weights whatever the device.
+  const auto wy = torch::randn(out.y_hat.sizes(), torch::kFloat64).to(out.y_hat.options());
+  const auto wh = torch::randn(out.hidden.sizes(), torch::kFloat64).to(out.hidden.options());
+  auto loss = torch::zeros({}, out.y_hat.options());
   if (use_y) loss = loss + (out.y_hat * wy).sum();
   if (use_h) loss = loss + (out.hidden * wh).sum();
   loss.backward();
-  std::vector<torch::Tensor> result = {out.y_hat.detach(), out.hidden.detach()};
-  for (const auto& t : leaves) result.push_back(t.grad().defined() ? t.grad() : torch::zeros_like(t));
+  std::vector<torch::Tensor> result = {out.y_hat.detach().cpu(), out.hidden.detach().cpu()};
+  for (const auto& t : leaves) result.push_back(t.grad().defined() ? t.grad().cpu() : torch::zeros_like(t).cpu());
   return result;
 }
 
@@ -85,6 +88,28 @@ TEST_CASE("spiking_highway equals the whole-tensor highways, forward and every g
   const auto c = make_case(9, 2, 5, false, 4);
   SECTION("a loss of ŷ alone") { check_same(run(true, c, true, false), run(false, c, true, false)); }
   SECTION("a loss of h alone") { check_same(run(true, c, false, true), run(false, c, false, true)); }
+}
+
+TEST_CASE("spiking_highway on a GPU equals the whole-tensor highways, forward and every gradient",
+          "[memory][spiking][cuda]") {
+  if (!torch::cuda::is_available()) {
+    WARN("no CUDA device: skipped (runs in scripts/gpu_check.sh)");
+    return;
+  }
+  // The fused op's CUDA kernels (spiking_highway_cuda.cu) against the whole-tensor form on the CPU, in float64.
+  REQUIRE(rlm::memory::spiking_highway_runs_on(torch::kCUDA));
+  for (int64_t steps : {1, 17}) {
+    for (int64_t n : {3, 300}) {  // 300 channels: more than one block of threads
+      for (bool broadcast_c : {false, true}) {
+        INFO("T = " << steps << " N = " << n << " broadcast c " << broadcast_c);
+        const auto c = make_case(steps, 3, n, broadcast_c, 10 * steps + n);
+        for (const auto& [use_y, use_h] : {std::pair{true, false}, {false, true}, {true, true}}) {
+          INFO("loss on y " << use_y << ", on h " << use_h);
+          check_same(run(true, c, use_y, use_h, torch::kCUDA), run(false, c, use_y, use_h));
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("spiking_highway float32 stays close to float64 and rejects bad inputs", "[memory][spiking]") {

@@ -1,0 +1,154 @@
+// CUDA passes of the spiking cell's fused highways (spiking_highway_kernels.hpp): the CPU rows of
+// spiking_highway.cpp with one thread per (batch entry, channel) walking time, the channel fastest so that a warp's
+// loads and stores are coalesced. Where the whole-tensor form made about twenty ops and a complex linear_scan each
+// way (their intermediates kept for backward), this is one kernel each way.
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
+
+#include "memory/spiking_highway_kernels.hpp"
+
+namespace rlm::memory {
+namespace {
+
+constexpr int kThreads = 128;
+
+template <class S>
+struct DeviceRows {  // a [T, B, N] tensor with channel stride 1, as scan/channel_rows.hpp's Rows
+  const S* data;
+  int64_t stride_t, stride_b;
+  __device__ S at(int64_t t, int64_t b, int64_t c) const { return data[t * stride_t + b * stride_b + c]; }
+};
+
+template <class S>
+DeviceRows<S> device_rows(const at::Tensor& x) {
+  return {x.data_ptr<S>(), x.stride(0), x.stride(1)};
+}
+
+template <class S>
+struct Params {
+  DeviceRows<S> wx_re, wx_im, c_re, c_im, s_in, s_out;
+  const S* h0;
+  const bool* starts;  // may be null
+  int64_t steps, batch, n;
+};
+
+template <class S>
+Params<S> params_of(const SpikingHighwayInputs& in) {
+  return {device_rows<S>(in.wx_re), device_rows<S>(in.wx_im),
+          device_rows<S>(in.c_re),  device_rows<S>(in.c_im),
+          device_rows<S>(in.s_in),  device_rows<S>(in.s_out),
+          in.h0.data_ptr<S>(),      in.starts.defined() ? in.starts.data_ptr<bool>() : nullptr,
+          in.s_in.size(0),          in.s_in.size(1),
+          in.s_in.size(2)};
+}
+
+// h_t = a_t h_{t−1} + b_t with a = c s_in + (1 − s_in), b = (W_x x) s_in; ŷ = s_out h + (1 − s_out) W_x x.
+template <class S>
+__global__ void highway_forward_kernel(Params<S> p, S* __restrict__ y_hat, S* __restrict__ hidden) {
+  const int64_t channel = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (channel >= p.batch * p.n) return;
+  const int64_t b = channel / p.n, c = channel % p.n;
+  S h_re = p.h0[2 * channel], h_im = p.h0[2 * channel + 1];
+  for (int64_t t = 0; t < p.steps; ++t) {
+    const bool cut = p.starts != nullptr && p.starts[t * p.batch + b];
+    const S xr = p.wx_re.at(t, b, c), xi = p.wx_im.at(t, b, c), cr = p.c_re.at(t, b, c), ci = p.c_im.at(t, b, c);
+    const S si = p.s_in.at(t, b, c), so = p.s_out.at(t, b, c);
+    const S a_re = cr * si + (S(1) - si), a_im = ci * si;
+    const S p_re = cut ? S(0) : h_re, p_im = cut ? S(0) : h_im;
+    h_re = (a_re * p_re - a_im * p_im) + xr * si;
+    h_im = (a_re * p_im + a_im * p_re) + xi * si;
+    const int64_t row = (t * p.batch + b) * p.n + c;
+    hidden[2 * row] = h_re;
+    hidden[2 * row + 1] = h_im;
+    const int64_t y = (t * p.batch + b) * 2 * p.n + c;
+    y_hat[y] = so * h_re + (S(1) - so) * xr;
+    y_hat[y + p.n] = so * h_im + (S(1) - so) * xi;
+  }
+}
+
+template <class S>
+struct Grads {
+  const S *grad_y, *grad_hidden;  // may be null
+  S *d_wx_re, *d_wx_im, *d_c_re, *d_c_im, *d_s_in, *d_s_out, *d_h0;
+};
+
+// Reverse pass (spiking_highway.cpp's backward_row): g = ∂L/∂h_t gathered from ŷ_t, `hidden` and step t + 1;
+// ∂b = g, ∂a = g · conj(h_{t−1}), and g carried to h_{t−1} is conj(a_t) · g (0 across a start).
+template <class S>
+__global__ void highway_backward_kernel(Params<S> p, const S* __restrict__ hidden, Grads<S> d) {
+  const int64_t channel = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (channel >= p.batch * p.n) return;
+  const int64_t b = channel / p.n, c = channel % p.n;
+  S carried_re = 0, carried_im = 0;
+  for (int64_t t = p.steps - 1; t >= 0; --t) {
+    const bool cut = p.starts != nullptr && p.starts[t * p.batch + b];
+    const S xr = p.wx_re.at(t, b, c), xi = p.wx_im.at(t, b, c), cr = p.c_re.at(t, b, c), ci = p.c_im.at(t, b, c);
+    const S si = p.s_in.at(t, b, c), so = p.s_out.at(t, b, c);
+    const int64_t row = (t * p.batch + b) * p.n + c;
+    const int64_t y = (t * p.batch + b) * 2 * p.n + c;
+    const S gy_re = d.grad_y != nullptr ? d.grad_y[y] : S(0), gy_im = d.grad_y != nullptr ? d.grad_y[y + p.n] : S(0);
+    const S gh_re = d.grad_hidden != nullptr ? d.grad_hidden[2 * row] : S(0);
+    const S gh_im = d.grad_hidden != nullptr ? d.grad_hidden[2 * row + 1] : S(0);
+    const S g_re = carried_re + gh_re + so * gy_re;
+    const S g_im = carried_im + gh_im + so * gy_im;
+    d.d_s_out[row] = gy_re * (hidden[2 * row] - xr) + gy_im * (hidden[2 * row + 1] - xi);
+    d.d_wx_re[row] = g_re * si + (S(1) - so) * gy_re;
+    d.d_wx_im[row] = g_im * si + (S(1) - so) * gy_im;
+    const int64_t prev = row - p.batch * p.n;  // h_{t−1}: hidden at t − 1, or h0 at t = 0
+    const S h_re = t == 0 ? p.h0[2 * channel] : hidden[2 * prev];
+    const S h_im = t == 0 ? p.h0[2 * channel + 1] : hidden[2 * prev + 1];
+    const S p_re = cut ? S(0) : h_re, p_im = cut ? S(0) : h_im;
+    const S da_re = g_re * p_re + g_im * p_im, da_im = g_im * p_re - g_re * p_im;
+    d.d_c_re[row] = da_re * si;
+    d.d_c_im[row] = da_im * si;
+    d.d_s_in[row] = da_re * (cr - S(1)) + da_im * ci + g_re * xr + g_im * xi;
+    const S a_re = cr * si + (S(1) - si), a_im = ci * si;
+    carried_re = cut ? S(0) : a_re * g_re + a_im * g_im;
+    carried_im = cut ? S(0) : a_re * g_im - a_im * g_re;
+  }
+  d.d_h0[2 * channel] = carried_re;
+  d.d_h0[2 * channel + 1] = carried_im;
+}
+
+int64_t blocks_for(const SpikingHighwayInputs& in) {
+  return (in.s_in.size(1) * in.s_in.size(2) + kThreads - 1) / kThreads;
+}
+
+template <class S>
+const S* data_or_null(const at::Tensor& t) {
+  return t.defined() ? t.data_ptr<S>() : nullptr;
+}
+
+}  // namespace
+
+void spiking_highway_cuda_forward(const SpikingHighwayInputs& in, at::Tensor& y_hat, at::Tensor& hidden) {
+  const c10::cuda::CUDAGuard guard(in.s_in.device());
+  if (in.s_in.size(1) * in.s_in.size(2) == 0) return;
+  AT_DISPATCH_FLOATING_TYPES(in.s_in.scalar_type(), "spiking_highway_cuda_forward", [&] {
+    highway_forward_kernel<scalar_t><<<blocks_for(in), kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(
+        params_of<scalar_t>(in), y_hat.data_ptr<scalar_t>(), hidden.data_ptr<scalar_t>());
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+void spiking_highway_cuda_backward(const SpikingHighwayInputs& in, const at::Tensor& hidden, const at::Tensor& grad_y,
+                                   const at::Tensor& grad_hidden, at::Tensor& d_wx_re, at::Tensor& d_wx_im,
+                                   at::Tensor& d_c_re, at::Tensor& d_c_im, at::Tensor& d_s_in, at::Tensor& d_s_out,
+                                   at::Tensor& d_h0) {
+  const c10::cuda::CUDAGuard guard(in.s_in.device());
+  if (in.s_in.size(1) * in.s_in.size(2) == 0) return;
+  AT_DISPATCH_FLOATING_TYPES(in.s_in.scalar_type(), "spiking_highway_cuda_backward", [&] {
+    const Grads<scalar_t> grads{
+        data_or_null<scalar_t>(grad_y), data_or_null<scalar_t>(grad_hidden), d_wx_re.data_ptr<scalar_t>(),
+        d_wx_im.data_ptr<scalar_t>(),   d_c_re.data_ptr<scalar_t>(),         d_c_im.data_ptr<scalar_t>(),
+        d_s_in.data_ptr<scalar_t>(),    d_s_out.data_ptr<scalar_t>(),        d_h0.data_ptr<scalar_t>()};
+    highway_backward_kernel<scalar_t><<<blocks_for(in), kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(
+        params_of<scalar_t>(in), hidden.data_ptr<scalar_t>(), grads);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+}  // namespace rlm::memory
