@@ -19,6 +19,7 @@ TaskSplitEvaluator::Result TaskSplitEvaluator::Result::none() {
 
 TaskSplitEvaluator::TaskSplitEvaluator(const Config& config, uint64_t seed)
     : seed_(seed),
+      memory_draws_on_device_(config.experiment.memory_draws_on_device),
       eval_episodes_(config.algo.off_policy.eval_episodes),
       eval_each_task_(config.algo.off_policy.eval_each_task) {
   const auto options = envs::wrapper_options(config.env);
@@ -66,7 +67,7 @@ std::optional<TaskSplitEvaluator::Result> TaskSplitEvaluator::evaluate(
       split == 0 ? derive_seed(seed_, {kMemoryStream, 2, count}) : derive_seed(seed_, {kMemoryStream, 2, count, split});
   const auto torch_stream =
       split == 0 ? derive_seed(seed_, {kEvalStream, count}) : derive_seed(seed_, {kEvalStream, count, split});
-  seed_memory_streams(*agent, memory_stream);
+  seed_memory_streams(*agent, memory_stream, memory_draws_on_device_);
   OffPolicyActingPolicy policy(agent, algorithm, device);
   EpisodeTally tally;
   const auto generator = at::detail::createCPUGenerator(torch_stream);

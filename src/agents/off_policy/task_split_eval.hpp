@@ -63,6 +63,7 @@ class TaskSplitEvaluator {
   int each_task_tasks(const envs::VecEnv& envs, uint64_t split) const;
 
   uint64_t seed_;
+  bool memory_draws_on_device_;  ///< experiment.memory_draws_on_device, as the training acting uses
   int eval_episodes_;
   bool eval_each_task_;
   std::unique_ptr<envs::VecEnv> held_out_envs_;
