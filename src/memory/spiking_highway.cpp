@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "memory/spiking_highway_kernels.hpp"
+#include "memory/spiking_highway_step.hpp"
 #include "scan/channel_rows.hpp"
 #include "scan/linear_scan.hpp"
 
@@ -24,22 +25,21 @@ using scan::with_flags;
 
 using Inputs = SpikingHighwayInputs;
 
-// One time step of one block of channels. The channel loops live in functions of their own, with __restrict
-// pointers and the per-row facts (a reset, which gradients exist) as template flags (with_flags): written inline,
-// with runtime conditions and pointers the compiler must assume alias, GCC 12 vectorises neither loop.
+// One time step of one block of channels (the per-channel arithmetic in spiking_highway_step.hpp). The channel loops
+// live in functions of their own, with __restrict pointers and the per-row facts (a reset, which gradients exist) as
+// template flags (with_flags): written inline, with runtime conditions and pointers the compiler must assume alias,
+// GCC 12 vectorises neither loop.
 template <class S, bool kCut>
 void forward_row(const S* __restrict xr, const S* __restrict xi, const S* __restrict cr, const S* __restrict ci,
                  const S* __restrict si, const S* __restrict so, const S* __restrict prev, S* __restrict h,
                  S* __restrict y_re, S* __restrict y_im, int64_t width) {
   for (int64_t c = 0; c < width; ++c) {
-    const S a_re = cr[c] * si[c] + (S(1) - si[c]), a_im = ci[c] * si[c];
-    const S p_re = kCut ? S(0) : prev[2 * c], p_im = kCut ? S(0) : prev[2 * c + 1];
-    const S h_re = (a_re * p_re - a_im * p_im) + xr[c] * si[c];
-    const S h_im = (a_re * p_im + a_im * p_re) + xi[c] * si[c];
-    h[2 * c] = h_re;
-    h[2 * c + 1] = h_im;
-    y_re[c] = so[c] * h_re + (S(1) - so[c]) * xr[c];
-    y_im[c] = so[c] * h_im + (S(1) - so[c]) * xi[c];
+    const auto step = highway_step(xr[c], xi[c], cr[c], ci[c], si[c], so[c], kCut ? S(0) : prev[2 * c],
+                                   kCut ? S(0) : prev[2 * c + 1]);
+    h[2 * c] = step.h_re;
+    h[2 * c + 1] = step.h_im;
+    y_re[c] = step.y_re;
+    y_im[c] = step.y_im;
   }
 }
 
@@ -52,20 +52,18 @@ void backward_row(const S* __restrict xr, const S* __restrict xi, const S* __res
                   S* __restrict d_wx_re, S* __restrict d_wx_im, S* __restrict d_c_re, S* __restrict d_c_im,
                   S* __restrict d_s_in, S* __restrict d_s_out, int64_t width) {
   for (int64_t c = 0; c < width; ++c) {
-    const S y_re = kHasGy ? gy_re[c] : S(0), y_im = kHasGy ? gy_im[c] : S(0);
-    const S g_re = g[2 * c] + (kHasGh ? gh[2 * c] : S(0)) + so[c] * y_re;
-    const S g_im = g[2 * c + 1] + (kHasGh ? gh[2 * c + 1] : S(0)) + so[c] * y_im;
-    d_s_out[c] = y_re * (h[2 * c] - xr[c]) + y_im * (h[2 * c + 1] - xi[c]);
-    d_wx_re[c] = g_re * si[c] + (S(1) - so[c]) * y_re;
-    d_wx_im[c] = g_im * si[c] + (S(1) - so[c]) * y_im;
-    const S p_re = kCut ? S(0) : prev[2 * c], p_im = kCut ? S(0) : prev[2 * c + 1];
-    const S da_re = g_re * p_re + g_im * p_im, da_im = g_im * p_re - g_re * p_im;
-    d_c_re[c] = da_re * si[c];
-    d_c_im[c] = da_im * si[c];
-    d_s_in[c] = da_re * (cr[c] - S(1)) + da_im * ci[c] + g_re * xr[c] + g_im * xi[c];
-    const S a_re = cr[c] * si[c] + (S(1) - si[c]), a_im = ci[c] * si[c];
-    g[2 * c] = kCut ? S(0) : a_re * g_re + a_im * g_im;
-    g[2 * c + 1] = kCut ? S(0) : a_re * g_im - a_im * g_re;
+    const auto d = highway_step_adjoint(xr[c], xi[c], cr[c], ci[c], si[c], so[c], h[2 * c], h[2 * c + 1],
+                                        kCut ? S(0) : prev[2 * c], kCut ? S(0) : prev[2 * c + 1],
+                                        kHasGy ? gy_re[c] : S(0), kHasGy ? gy_im[c] : S(0), kHasGh ? gh[2 * c] : S(0),
+                                        kHasGh ? gh[2 * c + 1] : S(0), g[2 * c], g[2 * c + 1], kCut);
+    d_wx_re[c] = d.d_wx_re;
+    d_wx_im[c] = d.d_wx_im;
+    d_c_re[c] = d.d_c_re;
+    d_c_im[c] = d.d_c_im;
+    d_s_in[c] = d.d_s_in;
+    d_s_out[c] = d.d_s_out;
+    g[2 * c] = d.g_re;
+    g[2 * c + 1] = d.g_im;
   }
 }
 

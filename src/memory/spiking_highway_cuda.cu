@@ -1,7 +1,7 @@
-// CUDA passes of the spiking cell's fused highways (spiking_highway_kernels.hpp): the CPU rows of
-// spiking_highway.cpp with one thread per (batch entry, channel) walking time, the channel fastest so that a warp's
-// loads and stores are coalesced. Where the whole-tensor form made about twenty ops and a complex linear_scan each
-// way (their intermediates kept for backward), this is one kernel each way.
+// CUDA passes of the spiking cell's fused highways (spiking_highway_kernels.hpp): the CPU rows of spiking_highway.cpp,
+// with the same per-step arithmetic (spiking_highway_step.hpp), as one thread per (batch entry, channel) walking time,
+// the channel fastest so that a warp's loads and stores are coalesced. Where the whole-tensor form made about twenty
+// ops and a complex linear_scan each way (their intermediates kept for backward), this is one kernel each way.
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -9,6 +9,7 @@
 #include <c10/cuda/CUDAGuard.h>
 
 #include "memory/spiking_highway_kernels.hpp"
+#include "memory/spiking_highway_step.hpp"
 
 namespace rlm::memory {
 namespace {
@@ -45,7 +46,7 @@ Params<S> params_of(const SpikingHighwayInputs& in) {
           in.s_in.size(2)};
 }
 
-// h_t = a_t h_{t−1} + b_t with a = c s_in + (1 − s_in), b = (W_x x) s_in; ŷ = s_out h + (1 − s_out) W_x x.
+// Forward (highway_step): h_t = a_t h_{t−1} + b_t, ŷ_t.
 template <class S>
 __global__ void highway_forward_kernel(Params<S> p, S* __restrict__ y_hat, S* __restrict__ hidden) {
   const int64_t channel = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
@@ -54,18 +55,16 @@ __global__ void highway_forward_kernel(Params<S> p, S* __restrict__ y_hat, S* __
   S h_re = p.h0[2 * channel], h_im = p.h0[2 * channel + 1];
   for (int64_t t = 0; t < p.steps; ++t) {
     const bool cut = p.starts != nullptr && p.starts[t * p.batch + b];
-    const S xr = p.wx_re.at(t, b, c), xi = p.wx_im.at(t, b, c), cr = p.c_re.at(t, b, c), ci = p.c_im.at(t, b, c);
-    const S si = p.s_in.at(t, b, c), so = p.s_out.at(t, b, c);
-    const S a_re = cr * si + (S(1) - si), a_im = ci * si;
-    const S p_re = cut ? S(0) : h_re, p_im = cut ? S(0) : h_im;
-    h_re = (a_re * p_re - a_im * p_im) + xr * si;
-    h_im = (a_re * p_im + a_im * p_re) + xi * si;
+    const auto step = highway_step(p.wx_re.at(t, b, c), p.wx_im.at(t, b, c), p.c_re.at(t, b, c), p.c_im.at(t, b, c),
+                                   p.s_in.at(t, b, c), p.s_out.at(t, b, c), cut ? S(0) : h_re, cut ? S(0) : h_im);
+    h_re = step.h_re;
+    h_im = step.h_im;
     const int64_t row = (t * p.batch + b) * p.n + c;
     hidden[2 * row] = h_re;
     hidden[2 * row + 1] = h_im;
     const int64_t y = (t * p.batch + b) * 2 * p.n + c;
-    y_hat[y] = so * h_re + (S(1) - so) * xr;
-    y_hat[y + p.n] = so * h_im + (S(1) - so) * xi;
+    y_hat[y] = step.y_re;
+    y_hat[y + p.n] = step.y_im;
   }
 }
 
@@ -75,8 +74,7 @@ struct Grads {
   S *d_wx_re, *d_wx_im, *d_c_re, *d_c_im, *d_s_in, *d_s_out, *d_h0;
 };
 
-// Reverse pass (spiking_highway.cpp's backward_row): g = ∂L/∂h_t gathered from ŷ_t, `hidden` and step t + 1;
-// ∂b = g, ∂a = g · conj(h_{t−1}), and g carried to h_{t−1} is conj(a_t) · g (0 across a start).
+// Reverse pass (highway_step_adjoint), carrying ∂L/∂h back through time.
 template <class S>
 __global__ void highway_backward_kernel(Params<S> p, const S* __restrict__ hidden, Grads<S> d) {
   const int64_t channel = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
@@ -85,29 +83,25 @@ __global__ void highway_backward_kernel(Params<S> p, const S* __restrict__ hidde
   S carried_re = 0, carried_im = 0;
   for (int64_t t = p.steps - 1; t >= 0; --t) {
     const bool cut = p.starts != nullptr && p.starts[t * p.batch + b];
-    const S xr = p.wx_re.at(t, b, c), xi = p.wx_im.at(t, b, c), cr = p.c_re.at(t, b, c), ci = p.c_im.at(t, b, c);
-    const S si = p.s_in.at(t, b, c), so = p.s_out.at(t, b, c);
     const int64_t row = (t * p.batch + b) * p.n + c;
     const int64_t y = (t * p.batch + b) * 2 * p.n + c;
-    const S gy_re = d.grad_y != nullptr ? d.grad_y[y] : S(0), gy_im = d.grad_y != nullptr ? d.grad_y[y + p.n] : S(0);
-    const S gh_re = d.grad_hidden != nullptr ? d.grad_hidden[2 * row] : S(0);
-    const S gh_im = d.grad_hidden != nullptr ? d.grad_hidden[2 * row + 1] : S(0);
-    const S g_re = carried_re + gh_re + so * gy_re;
-    const S g_im = carried_im + gh_im + so * gy_im;
-    d.d_s_out[row] = gy_re * (hidden[2 * row] - xr) + gy_im * (hidden[2 * row + 1] - xi);
-    d.d_wx_re[row] = g_re * si + (S(1) - so) * gy_re;
-    d.d_wx_im[row] = g_im * si + (S(1) - so) * gy_im;
     const int64_t prev = row - p.batch * p.n;  // h_{t−1}: hidden at t − 1, or h0 at t = 0
-    const S h_re = t == 0 ? p.h0[2 * channel] : hidden[2 * prev];
-    const S h_im = t == 0 ? p.h0[2 * channel + 1] : hidden[2 * prev + 1];
-    const S p_re = cut ? S(0) : h_re, p_im = cut ? S(0) : h_im;
-    const S da_re = g_re * p_re + g_im * p_im, da_im = g_im * p_re - g_re * p_im;
-    d.d_c_re[row] = da_re * si;
-    d.d_c_im[row] = da_im * si;
-    d.d_s_in[row] = da_re * (cr - S(1)) + da_im * ci + g_re * xr + g_im * xi;
-    const S a_re = cr * si + (S(1) - si), a_im = ci * si;
-    carried_re = cut ? S(0) : a_re * g_re + a_im * g_im;
-    carried_im = cut ? S(0) : a_re * g_im - a_im * g_re;
+    const S prev_re = cut ? S(0) : (t == 0 ? p.h0[2 * channel] : hidden[2 * prev]);
+    const S prev_im = cut ? S(0) : (t == 0 ? p.h0[2 * channel + 1] : hidden[2 * prev + 1]);
+    const bool has_gy = d.grad_y != nullptr, has_gh = d.grad_hidden != nullptr;
+    const auto g = highway_step_adjoint(p.wx_re.at(t, b, c), p.wx_im.at(t, b, c), p.c_re.at(t, b, c),
+                                        p.c_im.at(t, b, c), p.s_in.at(t, b, c), p.s_out.at(t, b, c), hidden[2 * row],
+                                        hidden[2 * row + 1], prev_re, prev_im, has_gy ? d.grad_y[y] : S(0),
+                                        has_gy ? d.grad_y[y + p.n] : S(0), has_gh ? d.grad_hidden[2 * row] : S(0),
+                                        has_gh ? d.grad_hidden[2 * row + 1] : S(0), carried_re, carried_im, cut);
+    d.d_wx_re[row] = g.d_wx_re;
+    d.d_wx_im[row] = g.d_wx_im;
+    d.d_c_re[row] = g.d_c_re;
+    d.d_c_im[row] = g.d_c_im;
+    d.d_s_in[row] = g.d_s_in;
+    d.d_s_out[row] = g.d_s_out;
+    carried_re = g.g_re;
+    carried_im = g.g_im;
   }
   d.d_h0[2 * channel] = carried_re;
   d.d_h0[2 * channel + 1] = carried_im;

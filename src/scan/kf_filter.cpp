@@ -15,6 +15,7 @@
 
 #include "scan/channel_rows.hpp"
 #include "scan/kf_filter_kernels.hpp"
+#include "scan/kf_step.hpp"
 
 namespace rlm::scan {
 namespace {
@@ -22,31 +23,16 @@ namespace {
 // The channel loops are functions of their own with __restrict pointers and the per-row facts as template flags,
 // so that GCC vectorises them (with_flags in channel_rows.hpp).
 
-// The predict half of a step and its gain, from the belief (m_prev, p_prev) before it: the prior x⁻ = a m + βu,
-// P⁻ = a² P + q, and k = P⁻ / (P⁻ + r) with inv = 1 / (P⁻ + r).
-template <class S>
-struct Prediction {
-  S prior_mean, prior_var, inv, gain;
-};
-
-template <class S>
-inline Prediction<S> predict(S a, S bu, S q, S r, S m_prev, S p_prev) {
-  const S prior_mean = a * m_prev + bu;
-  const S prior_var = a * a * p_prev + q;
-  const S inv = S(1) / (prior_var + r);
-  return {prior_mean, prior_var, inv, prior_var * inv};
-}
-
 // One step: from the belief (m, p) before it (the reset belief where kReset) to the posterior (x⁺, P⁺).
 template <class S, bool kReset, bool kHasInput>
 void forward_row(const S* __restrict a, const S* __restrict bu, const S* __restrict q, const S* __restrict w,
                  const S* __restrict r, const S* __restrict m, const S* __restrict p, S reset_mean, S reset_var,
                  S* __restrict mean_out, S* __restrict var_out, int64_t width) {
   for (int64_t c = 0; c < width; ++c) {
-    const auto s =
-        predict(a[c], kHasInput ? bu[c] : S(0), q[c], r[c], kReset ? reset_mean : m[c], kReset ? reset_var : p[c]);
-    mean_out[c] = s.prior_mean + s.gain * (w[c] - s.prior_mean);
-    var_out[c] = r[c] * s.prior_var * s.inv;
+    const auto post = kf_step(a[c], kHasInput ? bu[c] : S(0), q[c], w[c], r[c], kReset ? reset_mean : m[c],
+                              kReset ? reset_var : p[c]);
+    mean_out[c] = post.mean;
+    var_out[c] = post.var;
   }
 }
 
@@ -58,20 +44,15 @@ void backward_row(const S* __restrict a, const S* __restrict bu, const S* __rest
                   S* __restrict g_m, S* __restrict g_p, S* __restrict d_a, S* __restrict d_bu, S* __restrict d_q,
                   S* __restrict d_w, S* __restrict d_r, int64_t width) {
   for (int64_t c = 0; c < width; ++c) {
-    const S m_prev = kReset ? reset_mean : m[c], p_prev = kReset ? reset_var : p[c];
-    const auto s = predict(a[c], kHasInput ? bu[c] : S(0), q[c], r[c], m_prev, p_prev);
-    const S prior_mean = s.prior_mean, prior_var = s.prior_var, inv = s.inv, gain = s.gain;
-    // x⁺ = x⁻ + k (w − x⁻), P⁺ = (1 − k) P⁻, k = P⁻ / (P⁻ + r).
-    const S d_gain = g_m[c] * (w[c] - prior_mean) - g_p[c] * prior_var;
-    const S d_prior_mean = g_m[c] * (S(1) - gain);
-    const S d_prior_var = g_p[c] * (S(1) - gain) + d_gain * r[c] * inv * inv;
-    d_w[c] = g_m[c] * gain;
-    d_r[c] = -d_gain * prior_var * inv * inv;
-    if constexpr (kHasInput) d_bu[c] = d_prior_mean;
-    d_q[c] = d_prior_var;
-    d_a[c] = d_prior_mean * m_prev + d_prior_var * S(2) * a[c] * p_prev;
-    g_m[c] = kReset ? S(0) : d_prior_mean * a[c];
-    g_p[c] = kReset ? S(0) : d_prior_var * a[c] * a[c];
+    const auto d = kf_step_adjoint(a[c], kHasInput ? bu[c] : S(0), q[c], w[c], r[c], kReset ? reset_mean : m[c],
+                                   kReset ? reset_var : p[c], g_m[c], g_p[c], kReset);
+    d_w[c] = d.d_w;
+    d_r[c] = d.d_r;
+    if constexpr (kHasInput) d_bu[c] = d.d_bu;
+    d_q[c] = d.d_q;
+    d_a[c] = d.d_a;
+    g_m[c] = d.g_m;
+    g_p[c] = d.g_p;
   }
 }
 

@@ -1,8 +1,9 @@
-// CUDA passes of the KF layer's fused filter (kf_filter_kernels.hpp): the CPU passes of kf_filter.cpp with one
-// thread per (batch entry, channel) walking time, the channel fastest so that a warp's loads and stores are
-// coalesced. Forward is the filter (KF paper Eqs. 4–6, diagonal, C = I); backward its adjoint in reverse, the priors
-// and gains recomputed from the saved posteriors. Where the Hillis–Steele scan made ⌈log2 T⌉ rounds of about twenty
-// whole-tensor ops each way (and kept their intermediates for backward), this is one kernel each way of O(T) work.
+// CUDA passes of the KF layer's fused filter (kf_filter_kernels.hpp): the CPU passes of kf_filter.cpp, with the same
+// per-step arithmetic (kf_step.hpp), as one thread per (batch entry, channel) walking time, the channel fastest so that
+// a warp's loads and stores are coalesced. Forward is the filter (KF paper Eqs. 4–6, diagonal, C = I); backward its
+// adjoint in reverse, the priors and gains recomputed from the saved posteriors. Where the Hillis–Steele scan made
+// ⌈log2 T⌉ rounds of about twenty whole-tensor ops each way (and kept their intermediates for backward), this is one
+// kernel each way of O(T) work.
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -10,6 +11,7 @@
 #include <c10/cuda/CUDAGuard.h>
 
 #include "scan/kf_filter_kernels.hpp"
+#include "scan/kf_step.hpp"
 
 namespace rlm::scan {
 namespace {
@@ -57,20 +59,6 @@ Params<S> params_of(const KfFilterInputs& in) {
           in.w.size(2)};
 }
 
-// x⁻ = a m + βu, P⁻ = a² P + q, inv = 1 / (P⁻ + r), k = P⁻ inv (kf_filter.cpp's predict).
-template <class S>
-struct Prediction {
-  S prior_mean, prior_var, inv, gain;
-};
-
-template <class S>
-__device__ inline Prediction<S> predict(S a, S bu, S q, S r, S m_prev, S p_prev) {
-  const S prior_mean = a * m_prev + bu;
-  const S prior_var = a * a * p_prev + q;
-  const S inv = S(1) / (prior_var + r);
-  return {prior_mean, prior_var, inv, prior_var * inv};
-}
-
 template <class S>
 __global__ void kf_forward_kernel(Params<S> p, S* __restrict__ mean, S* __restrict__ var) {
   const int64_t channel = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
@@ -82,11 +70,10 @@ __global__ void kf_forward_kernel(Params<S> p, S* __restrict__ mean, S* __restri
     const int64_t flag = t * p.batch + b;
     if (p.pad == nullptr || !p.pad[flag]) {  // a padded step repeats the belief, its start flag included
       const bool reset = p.starts != nullptr && p.starts[flag];
-      const S r = p.r.at(t, b, c), w = p.w.at(t, b, c);
-      const auto s = predict(p.a.at(t, b, c), p.bu.data != nullptr ? p.bu.at(t, b, c) : S(0), p.q.at(t, b, c), r,
-                             reset ? p.reset_mean : m, reset ? p.reset_var : v);
-      m = s.prior_mean + s.gain * (w - s.prior_mean);
-      v = r * s.prior_var * s.inv;
+      const auto post = kf_step(p.a.at(t, b, c), p.bu.data != nullptr ? p.bu.at(t, b, c) : S(0), p.q.at(t, b, c),
+                                p.w.at(t, b, c), p.r.at(t, b, c), reset ? p.reset_mean : m, reset ? p.reset_var : v);
+      m = post.mean;
+      v = post.var;
     }
     mean[row] = m;
     var[row] = v;
@@ -99,7 +86,7 @@ struct Grads {
   S *d_a, *d_bu, *d_q, *d_w, *d_r, *d_m0, *d_p0;  // d_bu null without input
 };
 
-// The adjoint of the forward step (kf_filter.cpp's backward_row), g_m, g_p carrying ∂L/∂ of the belief.
+// The adjoint in reverse (kf_step_adjoint), g_m, g_p carrying ∂L/∂ of the belief.
 template <class S>
 __global__ void kf_backward_kernel(Params<S> p, const S* __restrict__ mean, const S* __restrict__ var, Grads<S> g) {
   const int64_t channel = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
@@ -119,19 +106,15 @@ __global__ void kf_backward_kernel(Params<S> p, const S* __restrict__ mean, cons
     const bool reset = p.starts != nullptr && p.starts[flag];
     const S m_prev = reset ? p.reset_mean : (t == 0 ? p.m0[channel] : mean[row - stride]);
     const S p_prev = reset ? p.reset_var : (t == 0 ? p.p0[channel] : var[row - stride]);
-    const S a = p.a.at(t, b, c), r = p.r.at(t, b, c), w = p.w.at(t, b, c);
-    const auto s = predict(a, p.bu.data != nullptr ? p.bu.at(t, b, c) : S(0), p.q.at(t, b, c), r, m_prev, p_prev);
-    // x⁺ = x⁻ + k (w − x⁻), P⁺ = (1 − k) P⁻, k = P⁻ / (P⁻ + r).
-    const S d_gain = g_m * (w - s.prior_mean) - g_p * s.prior_var;
-    const S d_prior_mean = g_m * (S(1) - s.gain);
-    const S d_prior_var = g_p * (S(1) - s.gain) + d_gain * r * s.inv * s.inv;
-    g.d_w[row] = g_m * s.gain;
-    g.d_r[row] = -d_gain * s.prior_var * s.inv * s.inv;
-    if (g.d_bu != nullptr) g.d_bu[row] = d_prior_mean;
-    g.d_q[row] = d_prior_var;
-    g.d_a[row] = d_prior_mean * m_prev + d_prior_var * S(2) * a * p_prev;
-    g_m = reset ? S(0) : d_prior_mean * a;
-    g_p = reset ? S(0) : d_prior_var * a * a;
+    const auto d = kf_step_adjoint(p.a.at(t, b, c), p.bu.data != nullptr ? p.bu.at(t, b, c) : S(0), p.q.at(t, b, c),
+                                   p.w.at(t, b, c), p.r.at(t, b, c), m_prev, p_prev, g_m, g_p, reset);
+    g.d_w[row] = d.d_w;
+    g.d_r[row] = d.d_r;
+    if (g.d_bu != nullptr) g.d_bu[row] = d.d_bu;
+    g.d_q[row] = d.d_q;
+    g.d_a[row] = d.d_a;
+    g_m = d.g_m;
+    g_p = d.g_p;
   }
   g.d_m0[channel] = g_m;
   g.d_p0[channel] = g_p;
