@@ -222,6 +222,15 @@ nlohmann::json load_checkpoint(const fs::path& path, torch::nn::Module& model, c
   }
 }
 
+void restore_trainer_state(const LoadedCheckpoint& loaded, const std::function<void(const nlohmann::json&)>& restore) {
+  try {
+    restore(loaded.trainer_state);
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError(
+        fmt::format("checkpoint '{}' has a trainer state this rlm cannot read: {}", loaded.path.string(), e.what()));
+  }
+}
+
 LoadedCheckpoint load_newest_valid_checkpoint(const fs::path& run_dir, torch::nn::Module& model,
                                               torch::optim::Optimizer* optimizer,
                                               const std::function<void(const fs::path&, const std::string&)>& on_skip) {

@@ -75,4 +75,9 @@ LoadedCheckpoint load_newest_valid_checkpoint(
     const std::function<void(const std::filesystem::path&, const std::string&)>& on_skip,
     CheckpointBlobs* blobs = nullptr);
 
+/// Reads a loaded checkpoint's trainer state through `restore`. A field that is missing or of the wrong type (a
+/// checkpoint written by other code under the same format number) becomes a CheckpointError naming the checkpoint and
+/// the field: one line and exit 3, never a bare JSON exception.
+void restore_trainer_state(const LoadedCheckpoint& loaded, const std::function<void(const nlohmann::json&)>& restore);
+
 }  // namespace rlm::agents

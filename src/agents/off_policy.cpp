@@ -275,27 +275,28 @@ ResumeReport OffPolicyTrainer::resume() {
       run_dir_, *agent_, optimizers(),
       [&](const fs::path& path, const std::string& reason) { report.skipped.emplace_back(path, reason); }, &blobs);
   report.checkpoint = loaded.path;
-  const auto& state = loaded.trainer_state;
   for (auto* optimizer : {critic_optimizer_.get(), actor_optimizer_.get()}) {
     for (auto& group : optimizer->param_groups())
       static_cast<torch::optim::AdamOptions&>(group.options()).lr(config_.algo.off_policy.lr);
   }
-  iteration_ = state.at("iteration");
-  env_steps_ = state.at("env_steps");
-  episodes_ = state.at("episodes");
-  updates_ = state.at("updates");
-  pending_updates_ = state.at("pending_updates");
-  iteration_stats_ = OffPolicyUpdateStats::from_json(state.at("iteration_stats"));
-  iteration_return_ = state.at("iteration_return");
-  iteration_length_ = state.at("iteration_length");
-  iteration_success_ = state.at("iteration_success");
-  next_eval_episodes_ = state.at("next_eval_episodes");
-  elapsed_seconds_ = state.at("elapsed_seconds");
-  tail_pending_ = state.at("tail_pending");
-  tail_seconds_ = state.at("tail_seconds");
-  tail_collect_seconds_ = state.at("tail_collect_seconds");
-  envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
-  evaluator_->restore_state(state);
+  restore_trainer_state(loaded, [&](const nlohmann::json& state) {
+    iteration_ = state.at("iteration");
+    env_steps_ = state.at("env_steps");
+    episodes_ = state.at("episodes");
+    updates_ = state.at("updates");
+    pending_updates_ = state.at("pending_updates");
+    iteration_stats_ = OffPolicyUpdateStats::from_json(state.at("iteration_stats"));
+    iteration_return_ = state.at("iteration_return");
+    iteration_length_ = state.at("iteration_length");
+    iteration_success_ = state.at("iteration_success");
+    next_eval_episodes_ = state.at("next_eval_episodes");
+    elapsed_seconds_ = state.at("elapsed_seconds");
+    tail_pending_ = state.at("tail_pending");
+    tail_seconds_ = state.at("tail_seconds");
+    tail_collect_seconds_ = state.at("tail_collect_seconds");
+    envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
+    evaluator_->restore_state(state);
+  });
   if (const auto it = blobs.find("replay_buffer"); it != blobs.end()) {
     try {
       replay_->from_bytes(it->second);

@@ -141,19 +141,20 @@ ResumeReport PpoTrainer::resume() {
       run_dir_, *model_, optimizer_.get(),
       [&](const fs::path& path, const std::string& reason) { report.skipped.emplace_back(path, reason); });
   report.checkpoint = loaded.path;
-  const auto& state = loaded.trainer_state;
   // The loaded optimizer state carries the old run's options; a resume may change these two (resume_policy.hpp).
   for (auto& group : optimizer_->param_groups()) {
     auto& options = static_cast<torch::optim::AdamOptions&>(group.options());
     options.lr(config_.algo.ppo.lr);
     options.eps(config_.algo.ppo.adam_eps);
   }
-  iteration_ = state.at("iteration");
-  env_steps_ = state.at("env_steps");
-  episodes_ = state.at("episodes");
-  kl_coeff_ = state.at("kl_coeff");
-  elapsed_seconds_ = state.at("elapsed_seconds");
-  envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
+  restore_trainer_state(loaded, [&](const nlohmann::json& state) {
+    iteration_ = state.at("iteration");
+    env_steps_ = state.at("env_steps");
+    episodes_ = state.at("episodes");
+    kl_coeff_ = state.at("kl_coeff");
+    elapsed_seconds_ = state.at("elapsed_seconds");
+    envs_->set_episode_counters(state.at("env_episode_counters").get<std::vector<uint64_t>>());
+  });
   saved_iteration_ = iteration_;
   MetricsLogger::truncate_after(run_dir_, env_steps_);  // rows logged after this checkpoint will be logged again
   return report;

@@ -124,6 +124,32 @@ TEST_CASE("a checkpoint of another format is refused, never read with defaults f
   fs::remove_all(dir);
 }
 
+TEST_CASE("a trainer state with a field missing or mistyped is a CheckpointError naming both", "[agents][resume]") {
+  const auto dir = fresh_dir("fields");
+  rlm::agents::PpoTrainer trainer(small_config(200), dir);
+  trainer.train();
+  const auto path = rlm::agents::latest_checkpoint(dir);
+  REQUIRE(path.has_value());
+  torch::optim::Adam optimizer(trainer.model()->parameters());
+  // The right format number, but no iteration, and then an iteration that is not a number.
+  constexpr int format = rlm::agents::kCheckpointFormat;
+  for (const auto& [state, field] :
+       {std::pair{nlohmann::json{{"format", format}}, std::string("'iteration'")},
+        {nlohmann::json{{"format", format}, {"iteration", "three"}}, std::string("number")}}) {
+    INFO(state.dump());
+    rlm::agents::write_checkpoint(*path, rlm::agents::checkpoint_bytes(*trainer.model(), optimizer, state));
+    rlm::agents::PpoTrainer again(small_config(400), dir);
+    try {
+      again.resume();
+      FAIL("resume accepted the trainer state");
+    } catch (const rlm::CheckpointError& e) {
+      CHECK_THAT(e.what(),
+                 Catch::Contains(path->string()) && Catch::Contains("trainer state") && Catch::Contains(field));
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("ppo: results do not depend on the number of env worker threads", "[agents][threads]") {
   auto one = small_config(400);
   auto two = small_config(400);
