@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "memory/spiking_highway.hpp"
 #include "nn/linear.hpp"
+#include "scan/fused_ops_device.hpp"
 #include "scan/linear_scan.hpp"
 
 namespace rlm::memory {
@@ -192,7 +193,7 @@ MemoryOutput Spiking::forward_traced(const torch::Tensor& x, const MemoryState& 
   // its kernels), elsewhere whole-tensor ops.
   const auto shape = s_in.sizes();
   const bool fused =
-      spiking_highway_runs_on(x.device()) && (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat64);
+      scan::fused_ops_run_on(x.device()) && (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat64);
   const auto highway = (fused ? spiking_highway : spiking_highway_reference)(
       wx_re, wx_im, c_re.expand(shape), c_im.expand(shape), s_in, s_out, state.tensors[0].to(x.dtype()), starts_b);
 

@@ -8,6 +8,7 @@
 #include "memory/spiking_highway_kernels.hpp"
 #include "memory/spiking_highway_step.hpp"
 #include "scan/channel_rows.hpp"
+#include "scan/fused_ops_device.hpp"
 #include "scan/linear_scan.hpp"
 
 namespace rlm::memory {
@@ -195,14 +196,6 @@ class SpikingHighwayFunction : public torch::autograd::Function<SpikingHighwayFu
 
 }  // namespace
 
-bool spiking_highway_runs_on(const torch::Device& device) {
-#ifdef RLM_HAVE_CUDA
-  return device.is_cpu() || device.is_cuda();
-#else
-  return device.is_cpu();
-#endif
-}
-
 SpikingHighwayOutput spiking_highway(const torch::Tensor& wx_re, const torch::Tensor& wx_im, const torch::Tensor& c_re,
                                      const torch::Tensor& c_im, const torch::Tensor& s_in, const torch::Tensor& s_out,
                                      const torch::Tensor& h0, const torch::Tensor& starts) {
@@ -213,7 +206,7 @@ SpikingHighwayOutput spiking_highway(const torch::Tensor& wx_re, const torch::Te
     TORCH_CHECK(x->scalar_type() == s_in.scalar_type() && x->device() == s_in.device(),
                 "spiking_highway: inputs must share one dtype and device");
   }
-  TORCH_CHECK(spiking_highway_runs_on(s_in.device()),
+  TORCH_CHECK(scan::fused_ops_run_on(s_in.device()),
               "spiking_highway: CPU, or CUDA in a build with its kernels (use spiking_highway_reference elsewhere)");
   TORCH_CHECK(s_in.scalar_type() == torch::kFloat32 || s_in.scalar_type() == torch::kFloat64,
               "spiking_highway: dtype must be float32 or float64");

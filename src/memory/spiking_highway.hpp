@@ -17,14 +17,11 @@ struct SpikingHighwayOutput {
 };
 
 /// wx_re, wx_im, c_re, c_im, s_in, s_out: [T, B, N_h] real (views and broadcasts allowed); h0: [B, N_h, 2];
-/// starts: [T, B] bool. Float32 or float64, where spiking_highway_runs_on the device; differentiable in every tensor
+/// starts: [T, B] bool. Float32 or float64, where scan::fused_ops_run_on the device; differentiable in every tensor
 /// input.
 SpikingHighwayOutput spiking_highway(const torch::Tensor& wx_re, const torch::Tensor& wx_im, const torch::Tensor& c_re,
                                      const torch::Tensor& c_im, const torch::Tensor& s_in, const torch::Tensor& s_out,
                                      const torch::Tensor& h0, const torch::Tensor& starts);
-
-/// The CPU, and CUDA devices in a build with the kernels.
-bool spiking_highway_runs_on(const torch::Device& device);
 
 /// The same with whole-tensor ops and linear_scan (any device and dtype linear_scan takes).
 SpikingHighwayOutput spiking_highway_reference(const torch::Tensor& wx_re, const torch::Tensor& wx_im,

@@ -10,23 +10,16 @@
 
 #include "memory/spiking_highway_kernels.hpp"
 #include "memory/spiking_highway_step.hpp"
+#include "scan/channel_rows_cuda.hpp"
 
 namespace rlm::memory {
 namespace {
 
-constexpr int kThreads = 128;
-
-template <class S>
-struct DeviceRows {  // a [T, B, N] tensor with channel stride 1, as scan/channel_rows.hpp's Rows
-  const S* data;
-  int64_t stride_t, stride_b;
-  __device__ S at(int64_t t, int64_t b, int64_t c) const { return data[t * stride_t + b * stride_b + c]; }
-};
-
-template <class S>
-DeviceRows<S> device_rows(const at::Tensor& x) {
-  return {x.data_ptr<S>(), x.stride(0), x.stride(1)};
-}
+using scan::channel_thread_blocks;
+using scan::data_or_null;
+using scan::device_rows;
+using scan::DeviceRows;
+using scan::kChannelThreads;
 
 template <class S>
 struct Params {
@@ -107,22 +100,14 @@ __global__ void highway_backward_kernel(Params<S> p, const S* __restrict__ hidde
   d.d_h0[2 * channel + 1] = carried_im;
 }
 
-int64_t blocks_for(const SpikingHighwayInputs& in) {
-  return (in.s_in.size(1) * in.s_in.size(2) + kThreads - 1) / kThreads;
-}
-
-template <class S>
-const S* data_or_null(const at::Tensor& t) {
-  return t.defined() ? t.data_ptr<S>() : nullptr;
-}
-
 }  // namespace
 
 void spiking_highway_cuda_forward(const SpikingHighwayInputs& in, at::Tensor& y_hat, at::Tensor& hidden) {
   const c10::cuda::CUDAGuard guard(in.s_in.device());
   if (in.s_in.size(1) * in.s_in.size(2) == 0) return;
   AT_DISPATCH_FLOATING_TYPES(in.s_in.scalar_type(), "spiking_highway_cuda_forward", [&] {
-    highway_forward_kernel<scalar_t><<<blocks_for(in), kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(
+    highway_forward_kernel<scalar_t><<<channel_thread_blocks(in.s_in.size(1), in.s_in.size(2)), kChannelThreads, 0,
+                                       at::cuda::getCurrentCUDAStream()>>>(
         params_of<scalar_t>(in), y_hat.data_ptr<scalar_t>(), hidden.data_ptr<scalar_t>());
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
@@ -139,8 +124,9 @@ void spiking_highway_cuda_backward(const SpikingHighwayInputs& in, const at::Ten
         data_or_null<scalar_t>(grad_y), data_or_null<scalar_t>(grad_hidden), d_wx_re.data_ptr<scalar_t>(),
         d_wx_im.data_ptr<scalar_t>(),   d_c_re.data_ptr<scalar_t>(),         d_c_im.data_ptr<scalar_t>(),
         d_s_in.data_ptr<scalar_t>(),    d_s_out.data_ptr<scalar_t>(),        d_h0.data_ptr<scalar_t>()};
-    highway_backward_kernel<scalar_t><<<blocks_for(in), kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(
-        params_of<scalar_t>(in), hidden.data_ptr<scalar_t>(), grads);
+    highway_backward_kernel<scalar_t>
+        <<<channel_thread_blocks(in.s_in.size(1), in.s_in.size(2)), kChannelThreads, 0,
+           at::cuda::getCurrentCUDAStream()>>>(params_of<scalar_t>(in), hidden.data_ptr<scalar_t>(), grads);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

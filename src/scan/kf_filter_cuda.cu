@@ -10,27 +10,12 @@
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 
+#include "scan/channel_rows_cuda.hpp"
 #include "scan/kf_filter_kernels.hpp"
 #include "scan/kf_step.hpp"
 
 namespace rlm::scan {
 namespace {
-
-constexpr int kThreads = 128;  // small blocks: at B·N of a few tens of thousands, more SMs get one
-
-// Rows of a [T, B, N] tensor with channel stride 1, as in channel_rows.hpp.
-template <class S>
-struct DeviceRows {
-  const S* data;
-  int64_t stride_t, stride_b;
-  __device__ S at(int64_t t, int64_t b, int64_t c) const { return data[t * stride_t + b * stride_b + c]; }
-};
-
-template <class S>
-DeviceRows<S> device_rows(const at::Tensor& x) {
-  if (!x.defined()) return {nullptr, 0, 0};
-  return {x.data_ptr<S>(), x.stride(0), x.stride(1)};
-}
 
 template <class S>
 struct Params {
@@ -120,24 +105,15 @@ __global__ void kf_backward_kernel(Params<S> p, const S* __restrict__ mean, cons
   g.d_p0[channel] = g_p;
 }
 
-int64_t blocks_for(const KfFilterInputs& in) {
-  const int64_t channels = in.w.size(1) * in.w.size(2);
-  return (channels + kThreads - 1) / kThreads;
-}
-
-template <class S>
-S* data_or_null(const at::Tensor& t) {
-  return t.defined() ? t.data_ptr<S>() : nullptr;
-}
-
 }  // namespace
 
 void kf_filter_cuda_forward(const KfFilterInputs& in, at::Tensor& mean, at::Tensor& var) {
   const c10::cuda::CUDAGuard guard(in.w.device());
   if (in.w.numel() == 0) return;
   AT_DISPATCH_FLOATING_TYPES(in.w.scalar_type(), "kf_filter_cuda_forward", [&] {
-    kf_forward_kernel<scalar_t><<<blocks_for(in), kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(
-        params_of<scalar_t>(in), mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>());
+    kf_forward_kernel<scalar_t>
+        <<<channel_thread_blocks(in.w.size(1), in.w.size(2)), kChannelThreads, 0, at::cuda::getCurrentCUDAStream()>>>(
+            params_of<scalar_t>(in), mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>());
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -152,8 +128,9 @@ void kf_filter_cuda_backward(const KfFilterInputs& in, const at::Tensor& mean, c
         data_or_null<scalar_t>(grad_mean), data_or_null<scalar_t>(grad_var), d_a.data_ptr<scalar_t>(),
         data_or_null<scalar_t>(d_bu),      d_q.data_ptr<scalar_t>(),         d_w.data_ptr<scalar_t>(),
         d_r.data_ptr<scalar_t>(),          d_m0.data_ptr<scalar_t>(),        d_p0.data_ptr<scalar_t>()};
-    kf_backward_kernel<scalar_t><<<blocks_for(in), kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(
-        params_of<scalar_t>(in), mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>(), grads);
+    kf_backward_kernel<scalar_t>
+        <<<channel_thread_blocks(in.w.size(1), in.w.size(2)), kChannelThreads, 0, at::cuda::getCurrentCUDAStream()>>>(
+            params_of<scalar_t>(in), mean.data_ptr<scalar_t>(), var.data_ptr<scalar_t>(), grads);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

@@ -3,6 +3,7 @@
 #include <functional>
 #include <vector>
 
+#include "scan/fused_ops_device.hpp"
 #include "scan/kf_filter.hpp"
 
 namespace rlm::scan {
@@ -82,15 +83,6 @@ std::pair<torch::Tensor, torch::Tensor> kf_step(const torch::Tensor& mean, const
   return {prior_mean + gain * (w - prior_mean), r * prior_var * inv};
 }
 
-// The fused filter (kf_filter.hpp) runs on the CPU, and on CUDA devices where the build has its kernels.
-bool fused_filter_runs_on(const torch::Device& device) {
-#ifdef RLM_HAVE_CUDA
-  return device.is_cpu() || device.is_cuda();
-#else
-  return device.is_cpu();
-#endif
-}
-
 // The Hillis–Steele scan behind kf_scan_parallel, without its input checks (defined below).
 KfScanOutput hillis_steele_scan(const KfScanInputs& in);
 
@@ -107,7 +99,7 @@ KfElements kf_combine(const KfElements& i, const KfElements& j) {
 KfScanOutput kf_scan(const KfScanInputs& in) {
   check_inputs(in);
   const auto dtype = in.w.scalar_type();
-  if (fused_filter_runs_on(in.w.device()) && (dtype == torch::kFloat32 || dtype == torch::kFloat64)) {
+  if (fused_ops_run_on(in.w.device()) && (dtype == torch::kFloat32 || dtype == torch::kFloat64)) {
     const auto [init_mean, init_var] = initial_belief(in);
     return kf_filter(in, init_mean, init_var);
   }

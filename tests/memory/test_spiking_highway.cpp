@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memory/spiking_highway.hpp"
+#include "scan/fused_ops_device.hpp"
 
 using rlm::memory::spiking_highway;
 using rlm::memory::spiking_highway_reference;
@@ -97,7 +98,7 @@ TEST_CASE("spiking_highway on a GPU equals the whole-tensor highways, forward an
     return;
   }
   // The fused op's CUDA kernels (spiking_highway_cuda.cu) against the whole-tensor form on the CPU, in float64.
-  REQUIRE(rlm::memory::spiking_highway_runs_on(torch::kCUDA));
+  REQUIRE(rlm::scan::fused_ops_run_on(torch::kCUDA));
   for (int64_t steps : {1, 17}) {
     for (int64_t n : {3, 300}) {  // 300 channels: more than one block of threads
       for (bool broadcast_c : {false, true}) {
